@@ -1,0 +1,120 @@
+package io.redlock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * A held lock: the right to act alone on its resources until its validity runs out.
+ *
+ * <p><b>What it guarantees.</b> While {@link #isValid()} is true, a majority of the nodes hold
+ * this lease's {@link #token()} under every resource's key, and no other Redlock client can
+ * hold a lease on any of these resources, provided the assumptions in the README hold (clock
+ * drift between this process and the nodes within the configured drift factor, nodes that do
+ * not forget keys). Validity is measured with the monotonic clock from the instant the first
+ * request left, minus a drift margin: it is never longer than the nodes' own time to live.
+ *
+ * <p><b>What it does not.</b> A process that pauses (a long GC, a stopped VM) can wake up
+ * after its lease ended and not know it until it looks: check {@link #ensureValid()} right
+ * before each side effect, and keep the work well inside the validity.
+ *
+ * <p>A lease only moves forward: an extension moves its deadline, and once released or lost
+ * it is never valid again. {@link #close()} releases it, so it fits try-with-resources.
+ *
+ * <p>Thread-safe: any thread may check, extend or release it. Extensions are applied one at
+ * a time, in the order they were asked for.
+ */
+public interface Lease extends AutoCloseable {
+
+  /** Where a lease stands. */
+  enum State {
+    /** Acquired, and not released or lost; its validity may still have run out unnoticed. */
+    HELD,
+    /** Released by its holder. */
+    RELEASED,
+    /** Its validity ran out, or an extension showed that a majority no longer hold it. */
+    LOST
+  }
+
+  /** The resources this lease covers, in the order they were asked for. */
+  List<String> resources();
+
+  /** The random token (40 hex digits, 160 bits) stored under every key of this lease. */
+  String token();
+
+  /** The lease's current state; {@link State#HELD} alone does not mean it is still valid. */
+  State state();
+
+  /** Time left until the validity runs out, by the monotonic clock; zero if not valid. */
+  Duration remaining();
+
+  /** Whether the lease is held and its validity has not run out. Never true again once false. */
+  boolean isValid();
+
+  /**
+   * Returns normally only while the lease is valid; call it right before a side effect.
+   *
+   * @throws LeaseLostException if the validity ran out or the lease was found lost
+   * @throws IllegalStateException if the lease was released
+   */
+  void ensureValid();
+
+  /**
+   * Sets every key's time to live to {@code ttl} on all nodes at once, if they still hold this
+   * lease's token, and moves the validity to {@code start + ttl − drift}, measured from the
+   * start of the extension. Blocks for at most about one node timeout.
+   *
+   * @return {@code true} if a majority confirmed in time; {@code false} if too few nodes
+   *     answered (the lease then stays valid until the earlier of its old deadline and the
+   *     new one, and may be extended again)
+   * @throws LeaseLostException if the lease was already invalid, if a majority no longer hold
+   *     its token, or if the confirmation came only after the validity ran out; the lease is
+   *     then lost and never valid again
+   * @throws IllegalStateException if the lease was released
+   * @throws IllegalArgumentException if {@code ttl} is not accepted (see
+   *     {@link Redlock#acquire(String, Duration)})
+   * @throws InterruptedException if interrupted while waiting; the extension may still apply
+   */
+  boolean extend(Duration ttl) throws InterruptedException;
+
+  /** Like {@link #extend(Duration)}, without blocking; failures complete the future. */
+  CompletableFuture<Boolean> extendAsync(Duration ttl);
+
+  /**
+   * Keeps this lease extended in the background by its last ttl, whenever less than
+   * {@link RedlockConfig#autoExtendThreshold()} of the ttl is left, until it is released or
+   * lost. An extension that too few nodes answered is retried while the lease is valid; when
+   * the lease is lost, the {@link #onLost lost listeners} are told. Idempotent.
+   *
+   * @return this lease
+   * @throws IllegalStateException if the lease was released
+   * @throws LeaseLostException if the lease is already lost
+   */
+  Lease autoExtend();
+
+  /**
+   * Calls {@code listener} once when this lease becomes lost (at once, if it already is). The
+   * lease watches its own deadline from now on, so the call comes even if nobody looks. The
+   * listener runs on a library thread and must return quickly; it is never called for a lease
+   * that was released while valid.
+   */
+  void onLost(Consumer<? super LeaseLostException> listener);
+
+  /**
+   * Deletes every key that still holds this lease's token, on all nodes at once, and waits
+   * for the answers for at most about one node timeout. Never deletes another holder's key.
+   * A node that does not answer is logged, not thrown: its key expires with its ttl.
+   * Idempotent; if interrupted, returns early with the interrupt flag set while the release
+   * goes on.
+   */
+  void release();
+
+  /** Like {@link #release()}, without blocking; the future completes when every node answered
+   * or timed out, and never exceptionally. */
+  CompletableFuture<Void> releaseAsync();
+
+  /** Same as {@link #release()}. */
+  @Override
+  void close();
+}

@@ -1,0 +1,25 @@
+package io.redlock;
+
+import java.util.List;
+
+/**
+ * A lease is no longer valid: its validity ran out, an extension could not be confirmed by a
+ * majority of the nodes, or a majority of the nodes no longer hold its token.
+ *
+ * <p>Once a lease is lost it is never valid again; work that needs mutual exclusion must stop.
+ */
+public final class LeaseLostException extends RedlockException {
+  private static final long serialVersionUID = 1L;
+
+  private final List<String> resources;
+
+  public LeaseLostException(List<String> resources, String reason) {
+    super("lease on " + String.join(", ", resources) + " is lost: " + reason);
+    this.resources = List.copyOf(resources);
+  }
+
+  /** The resources the lost lease covered. */
+  public List<String> resources() {
+    return resources;
+  }
+}

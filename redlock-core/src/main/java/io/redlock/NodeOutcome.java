@@ -1,0 +1,41 @@
+package io.redlock;
+
+import java.util.Objects;
+
+/**
+ * What one node answered in one round of requests (an acquisition attempt, an extension or a
+ * release).
+ *
+ * @param index the node's position in {@link RedlockConfig#nodes()}
+ * @param node the node's address, without credentials
+ * @param vote how the node's answer counted
+ * @param detail a short explanation for {@code TIMEOUT} and {@code ERROR} (the error text), or
+ *     an empty string
+ */
+public record NodeOutcome(int index, String node, Vote vote, String detail) {
+
+  /** How one node's answer counted toward the quorum. */
+  public enum Vote {
+    /** The node did what was asked: set the key, extended it or deleted it. */
+    GRANTED,
+    /** The node answered, but the key is held by another token (or, for an extension, gone). */
+    TAKEN,
+    /** The node did not answer within the node timeout. */
+    TIMEOUT,
+    /** The node answered with an error, or could not be reached. */
+    ERROR,
+    /** The round was decided before this node answered. */
+    PENDING
+  }
+
+  public NodeOutcome {
+    Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(vote, "vote");
+    Objects.requireNonNull(detail, "detail");
+  }
+
+  @Override
+  public String toString() {
+    return detail.isEmpty() ? node + " " + vote : node + " " + vote + " (" + detail + ")";
+  }
+}

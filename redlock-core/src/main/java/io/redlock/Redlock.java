@@ -1,0 +1,402 @@
+package io.redlock;
+
+import io.redlock.internal.LockEngine;
+import io.redlock.internal.NodeUris;
+import io.redlock.internal.SystemTimeSource;
+import io.redlock.internal.TimeSource;
+import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeTransport;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A distributed lock over N independent Redis masters: the Redlock algorithm.
+ *
+ * <p>To acquire, it sends {@code SET key token NX PX ttl} to every node at once and holds the
+ * lock when a majority ({@code N / 2 + 1}) granted it while validity is left
+ * ({@code ttl − drift}, measured from before the first request on the monotonic clock). Any
+ * minority of nodes may be down, slow or paused: each costs at most the node timeout. A failed
+ * attempt is undone on every node and retried after a random delay, within the retry budget
+ * of the {@link RedlockConfig}. Keys are the resource names (plus an optional prefix), so
+ * other Redlock clients locking the same names exclude and are excluded by this one.
+ *
+ * <pre>{@code
+ * try (Redlock redlock = Redlock.create(RedlockConfig.builder()
+ *     .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
+ *     .build())) {
+ *   try (Lease lease = redlock.acquire("orders:42", Duration.ofSeconds(10))) {
+ *     lease.ensureValid();
+ *     // ... work
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: one instance serves a whole application; create it once and close it at
+ * shutdown. {@link #close()} releases every lease still held and frees the connections.
+ */
+public final class Redlock implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Redlock.class);
+
+  private final LockEngine engine;
+  private final List<NodeClient> clients;
+  private final List<NodeTransport> ownedTransports;
+  private final SystemTimeSource ownedTime;
+
+  private Redlock(LockEngine engine, List<NodeClient> clients,
+      List<NodeTransport> ownedTransports, SystemTimeSource ownedTime) {
+    this.engine = engine;
+    this.clients = clients;
+    this.ownedTransports = ownedTransports;
+    this.ownedTime = ownedTime;
+  }
+
+  /**
+   * Connects to the configured nodes with the transport found on the class path
+   * ({@code redlock-lettuce} for {@code redis://} and {@code rediss://}), waiting up to the
+   * connect timeout for first connections. Nodes that cannot be reached yet are logged and
+   * keep being retried in the background; they count as soon as they connect.
+   *
+   * @throws RedlockConfigException if no transport supports a node's scheme, or a node
+   *     refused the credentials or the database
+   */
+  public static Redlock create(RedlockConfig config) {
+    List<NodeTransport> transports = new ArrayList<>();
+    ServiceLoader.load(NodeTransport.class, Redlock.class.getClassLoader())
+        .forEach(transports::add);
+    List<NodeTransport> chosen = new ArrayList<>();
+    for (int i = 0; i < config.nodes().size(); i++) {
+      URI uri = URI.create(config.nodes().get(i));
+      NodeTransport match = null;
+      for (NodeTransport transport : transports) {
+        if (transport.supports(uri)) {
+          match = transport;
+          break;
+        }
+      }
+      if (match == null) {
+        transports.forEach(NodeTransport::close);
+        throw new RedlockConfigException("nodes[" + i + "] "
+            + NodeUris.displayName(config.nodes().get(i)) + " is not accepted: no transport for"
+            + " scheme '" + uri.getScheme() + "' is on the class path; add the"
+            + " io.redlock:redlock-lettuce dependency for redis:// and rediss://");
+      }
+      chosen.add(match);
+    }
+    for (NodeTransport transport : transports) {
+      if (!chosen.contains(transport)) {
+        transport.close();
+      }
+    }
+    return open(config, chosen, transports.stream().filter(chosen::contains).distinct().toList());
+  }
+
+  /**
+   * Connects to the configured nodes with the given transport, which the caller keeps
+   * ownership of (and closes after this instance).
+   *
+   * @throws RedlockConfigException if the transport does not support a node's URI, or a node
+   *     refused the credentials or the database
+   */
+  public static Redlock create(RedlockConfig config, NodeTransport transport) {
+    List<NodeTransport> chosen = new ArrayList<>();
+    for (int i = 0; i < config.nodes().size(); i++) {
+      if (!transport.supports(URI.create(config.nodes().get(i)))) {
+        throw new RedlockConfigException("nodes[" + i + "] "
+            + NodeUris.displayName(config.nodes().get(i)) + " is not accepted by the transport "
+            + transport.getClass().getName());
+      }
+      chosen.add(transport);
+    }
+    return open(config, chosen, List.of());
+  }
+
+  private static Redlock open(RedlockConfig config, List<NodeTransport> perNode,
+      List<NodeTransport> owned) {
+    List<NodeClient> clients = new ArrayList<>();
+    SystemTimeSource time = new SystemTimeSource();
+    try {
+      for (int i = 0; i < perNode.size(); i++) {
+        clients.add(perNode.get(i).open(config.nodes().get(i), config));
+      }
+      awaitConnections(config, clients);
+    } catch (RuntimeException e) {
+      clients.forEach(NodeClient::close);
+      owned.forEach(NodeTransport::close);
+      time.close();
+      throw e;
+    }
+    LockEngine engine = new LockEngine(config, clients, time, new Random());
+    log.info("Redlock ready: nodes={} quorum={}", clients.size(), engine.quorum());
+    log.debug("configuration: {}", config);
+    return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time);
+  }
+
+  /**
+   * Creates an instance over node clients that the caller supplies and keeps ownership of,
+   * on the given clock and timer. For tests and simulations; not part of the supported API.
+   */
+  static Redlock over(RedlockConfig config, List<NodeClient> clients, TimeSource time,
+      Random random) {
+    return new Redlock(new LockEngine(config, clients, time, random), List.of(), List.of(),
+        null);
+  }
+
+  private static void awaitConnections(RedlockConfig config, List<NodeClient> clients) {
+    List<CompletableFuture<Void>> connected = new ArrayList<>();
+    for (NodeClient client : clients) {
+      connected.add(client.connected().toCompletableFuture());
+    }
+    long deadline = System.nanoTime() + config.connectTimeout().toNanos();
+    boolean interrupted = false;
+    for (CompletableFuture<Void> future : connected) {
+      try {
+        future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        interrupted = true;
+        break;
+      } catch (ExecutionException | TimeoutException e) {
+        // looked at below, node by node
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    int up = 0;
+    for (int i = 0; i < clients.size(); i++) {
+      CompletableFuture<Void> future = connected.get(i);
+      if (future.isDone() && !future.isCompletedExceptionally()) {
+        up++;
+        continue;
+      }
+      Throwable cause = future.isDone() ? causeOf(future) : null;
+      if (cause instanceof RedlockConfigException) {
+        throw (RedlockConfigException) cause;
+      }
+      log.warn("node={} not connected yet ({}); it is retried and counts once connected",
+          clients.get(i).name(), cause == null ? "no answer within the connect timeout"
+              : String.valueOf(cause.getMessage()));
+    }
+    if (up < clients.size() / 2 + 1) {
+      log.warn("only {} of {} nodes connected: acquisitions fail until a majority is reachable",
+          up, clients.size());
+    }
+  }
+
+  private static Throwable causeOf(CompletableFuture<Void> failed) {
+    try {
+      failed.join();
+      return null;
+    } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+      return e.getCause() != null ? e.getCause() : e;
+    }
+  }
+
+  /**
+   * Acquires {@code resource} for the configured {@link RedlockConfig#ttl() ttl}, retrying
+   * within the retry budget.
+   *
+   * @see #acquire(Collection, Duration)
+   */
+  public Lease acquire(String resource) throws InterruptedException {
+    return acquire(List.of(resource), engine.config().ttl());
+  }
+
+  /**
+   * Acquires {@code resource} for {@code ttl}, retrying within the retry budget.
+   *
+   * @see #acquire(Collection, Duration)
+   */
+  public Lease acquire(String resource, Duration ttl) throws InterruptedException {
+    return acquire(List.of(resource), ttl);
+  }
+
+  /**
+   * Acquires every resource in one lease, all or none on each node, retrying failed attempts
+   * after a random delay until one succeeds or the retry budget (count and total wait) is
+   * spent. If interrupted, stops and leaves nothing locked: a lease granted meanwhile is
+   * released.
+   *
+   * @param resources resource names, each 1 to {@link RedlockConfig#MAX_KEY_BYTES} bytes in
+   *     UTF-8 with the key prefix, none twice
+   * @param ttl how long the nodes keep the keys: more than the node timeout, at most 365 days,
+   *     used in whole milliseconds
+   * @return a valid lease
+   * @throws LockUnavailableException if the retry budget was spent
+   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalStateException if this instance is closed
+   * @throws InterruptedException if interrupted while waiting
+   */
+  public Lease acquire(Collection<String> resources, Duration ttl) throws InterruptedException {
+    return await(engine.acquire(resources, ttl, true));
+  }
+
+  /** One attempt at {@code resource} for the configured ttl; see {@link #tryAcquire(Collection, Duration)}. */
+  public Optional<Lease> tryAcquire(String resource) throws InterruptedException {
+    return tryAcquire(List.of(resource), engine.config().ttl());
+  }
+
+  /** One attempt at {@code resource} for {@code ttl}; see {@link #tryAcquire(Collection, Duration)}. */
+  public Optional<Lease> tryAcquire(String resource, Duration ttl) throws InterruptedException {
+    return tryAcquire(List.of(resource), ttl);
+  }
+
+  /**
+   * Makes exactly one attempt, without retrying, and blocks for at most about one node
+   * timeout.
+   *
+   * @return the lease, or empty if a majority did not grant it in time (held by another
+   *     client, or too few nodes answered); nothing is left locked then
+   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalStateException if this instance is closed
+   * @throws InterruptedException if interrupted while waiting; nothing is left locked
+   */
+  public Optional<Lease> tryAcquire(Collection<String> resources, Duration ttl)
+      throws InterruptedException {
+    try {
+      return Optional.of(await(engine.acquire(resources, ttl, false)));
+    } catch (LockUnavailableException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Acquires {@code resource} without blocking; see {@link #acquireAsync(Collection, Duration)}. */
+  public CompletableFuture<Lease> acquireAsync(String resource, Duration ttl) {
+    return acquireAsync(List.of(resource), ttl);
+  }
+
+  /**
+   * Like {@link #acquire(Collection, Duration)}, without blocking any thread: the future
+   * completes with the lease, or exceptionally with {@link LockUnavailableException}.
+   * Cancelling the future stops the retries and releases a lease granted meanwhile.
+   *
+   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalStateException if this instance is closed
+   */
+  public CompletableFuture<Lease> acquireAsync(Collection<String> resources, Duration ttl) {
+    return engine.acquire(resources, ttl, true);
+  }
+
+  /**
+   * Runs {@code action} while holding {@code resource}, with the lease auto-extended, and
+   * releases it afterwards, also when the action throws.
+   *
+   * @throws LeaseLostException after the action returned, if the lease was lost while it
+   *     ran: its work may have overlapped another holder's (if the action threw, its
+   *     exception is thrown with this one attached as suppressed)
+   * @throws LockUnavailableException if the lock could not be acquired
+   * @throws InterruptedException if interrupted while acquiring
+   */
+  public void withLock(String resource, Duration ttl, Consumer<? super Lease> action)
+      throws InterruptedException {
+    callWithLock(resource, ttl, lease -> {
+      action.accept(lease);
+      return null;
+    });
+  }
+
+  /**
+   * Like {@link #withLock}, returning what {@code action} returns.
+   *
+   * @throws LeaseLostException after the action returned, if the lease was lost while it ran
+   * @throws LockUnavailableException if the lock could not be acquired
+   * @throws InterruptedException if interrupted while acquiring
+   */
+  public <T> T callWithLock(String resource, Duration ttl,
+      Function<? super Lease, ? extends T> action) throws InterruptedException {
+    Lease lease = acquire(resource, ttl);
+    T result;
+    try {
+      lease.autoExtend();
+      result = action.apply(lease);
+    } catch (RuntimeException | Error e) {
+      lease.release();
+      if (lease.state() == Lease.State.LOST) {
+        try {
+          lease.ensureValid();
+        } catch (LeaseLostException lost) {
+          e.addSuppressed(lost);
+        }
+      }
+      throw e;
+    }
+    boolean lost = lease.state() == Lease.State.LOST;
+    lease.release();
+    if (lost) {
+      lease.ensureValid(); // throws the cause
+    }
+    return result;
+  }
+
+  /** The configuration this instance runs with. */
+  public RedlockConfig config() {
+    return engine.config();
+  }
+
+  /** The nodes' addresses, without credentials, in configuration order. */
+  public List<String> nodes() {
+    List<String> names = new ArrayList<>();
+    for (NodeClient node : engine.nodes()) {
+      names.add(node.name());
+    }
+    return names;
+  }
+
+  /** The number of nodes that must grant a lock: {@code nodes / 2 + 1}. */
+  public int quorum() {
+    return engine.quorum();
+  }
+
+  /**
+   * Releases every lease still held (waiting at most about one node timeout), then closes the
+   * connections. Acquisitions after this throw {@link IllegalStateException}. Idempotent.
+   */
+  @Override
+  public void close() {
+    try {
+      engine.close().get(engine.config().nodeTimeout().toNanos() * 4, TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.debug("close: releases not all confirmed", e);
+    }
+    clients.forEach(NodeClient::close);
+    ownedTransports.forEach(NodeTransport::close);
+    if (ownedTime != null) {
+      ownedTime.close();
+    }
+  }
+
+  private static Lease await(CompletableFuture<Lease> future) throws InterruptedException {
+    try {
+      return future.get();
+    } catch (InterruptedException e) {
+      if (!future.cancel(false) && !future.isCompletedExceptionally()) {
+        future.join().releaseAsync(); // granted just before the interrupt
+      }
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new RedlockException("acquisition failed: " + cause, cause);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package io.redlock.internal;
+
+import io.redlock.Lease;
+import io.redlock.LockUnavailableException;
+import io.redlock.NodeOutcome.Vote;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One acquisition: attempts (DESIGN §2, steps 1 to 6) until one succeeds or the retry budget
+ * is spent.
+ *
+ * <p>Each attempt draws a fresh token, reads the monotonic clock, sends the lock request to
+ * every node at once and is decided as early as its outcome is known. A failed attempt is
+ * undone on every node, including those that timed out (their {@code SET} may still land:
+ * the release travels behind it on the same connection), before the next attempt is
+ * scheduled after a random delay.
+ *
+ * <p>Note on concurrency: attempts never overlap. An attempt's decision schedules the next one
+ * on the timer; cancellation of {@link #start() the result} is checked when a decision arrives
+ * and when the timer fires, and a lease granted after cancellation is released at once.
+ */
+final class Acquisition {
+  private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
+
+  private final LockEngine engine;
+  private final List<String> resources;
+  private final List<String> keys;
+  private final long ttlMillis;
+  private final boolean retry;
+  private final CompletableFuture<Lease> result = new CompletableFuture<>();
+  private long startNanos;
+  private int attempts;
+  private volatile TimeSource.Cancellable nextAttempt;
+
+  Acquisition(LockEngine engine, List<String> resources, List<String> keys, long ttlMillis,
+      boolean retry) {
+    this.engine = engine;
+    this.resources = resources;
+    this.keys = keys;
+    this.ttlMillis = ttlMillis;
+    this.retry = retry;
+  }
+
+  CompletableFuture<Lease> start() {
+    result.whenComplete((lease, error) -> {
+      TimeSource.Cancellable pending = nextAttempt;
+      if (result.isCancelled() && pending != null) {
+        pending.cancel();
+      }
+    });
+    startNanos = engine.time().nanoTime();
+    attempt();
+    return result;
+  }
+
+  private void attempt() {
+    if (result.isDone()) {
+      return;
+    }
+    if (engine.isClosed()) {
+      result.completeExceptionally(new IllegalStateException("this Redlock is closed"));
+      return;
+    }
+    attempts++;
+    String token = engine.newToken();
+    long t0 = engine.time().nanoTime();
+    Round round = engine.round(node -> node.lock(keys, token, ttlMillis));
+    round.decision().thenAccept(decision -> decided(token, t0, decision));
+  }
+
+  private void decided(String token, long t0, Round.Result decision) {
+    long validUntil = Validity.validUntil(t0, ttlMillis, engine.config().driftFactor());
+    if (decision.reached() && Validity.isValidAt(validUntil, decision.atNanos())) {
+      HeldLease lease = new HeldLease(engine, resources, keys, token, ttlMillis, validUntil);
+      engine.track(lease);
+      if (log.isDebugEnabled()) {
+        log.debug("acquired resource={} attempt={} validFor={} outcomes={}", resources, attempts,
+            Durations.formatNanos(validUntil - decision.atNanos()), decision.outcomes());
+      }
+      if (!result.complete(lease)) {
+        lease.releaseAsync(); // cancelled while the attempt was in flight
+      }
+      return;
+    }
+    engine.releaseEverywhere(resources, keys, token);
+    String reason = decision.reached()
+        ? "a majority granted, but only after the validity (ttl minus drift) had run out"
+        : "a majority (" + engine.quorum() + " of " + engine.nodes().size() + ") was not reached";
+    if (log.isDebugEnabled()) {
+      log.debug("attempt failed resource={} attempt={} reason={} outcomes={}", resources,
+          attempts, reason, decision.outcomes());
+    }
+    if (result.isDone()) {
+      return;
+    }
+    long now = engine.time().nanoTime();
+    long delay = engine.retryDelayNanos();
+    long maxWaitNanos = engine.config().maxWait().toNanos();
+    boolean budgetLeft = retry && attempts <= engine.config().retryCount()
+        && (now + delay) - startNanos <= maxWaitNanos;
+    if (budgetLeft) {
+      nextAttempt = engine.time().schedule(this::attempt, delay);
+      if (result.isDone()) {
+        nextAttempt.cancel(); // cancelled between the check above and the scheduling
+      }
+      return;
+    }
+    int unhealthy = decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR);
+    if (!decision.reached() && decision.count(Vote.GRANTED) + unhealthy >= engine.quorum()
+        && log.isWarnEnabled()) {
+      // Without the failing nodes, the lock might have been ours: worth a WARN.
+      log.warn("could not acquire resource={}: node errors or timeouts denied the majority;"
+          + " outcomes={}", resources, decision.outcomes());
+    }
+    result.completeExceptionally(new LockUnavailableException(resources, attempts,
+        Duration.ofNanos(now - startNanos), reason, decision.outcomes()));
+  }
+}

@@ -1,0 +1,416 @@
+package io.redlock.internal;
+
+import io.redlock.Lease;
+import io.redlock.LeaseLostException;
+import io.redlock.NodeOutcome.Vote;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link Lease} the engine hands out: its deadline, its state and its watchdog.
+ *
+ * <p>Note on concurrency: {@code state}, {@code deadline}, the watchdog task and the listeners
+ * change only under this object's monitor; {@code state} and {@code deadline} are volatile so
+ * that {@link #isValid()} reads them without locking. Network requests are sent and listeners
+ * are called outside the monitor. Extensions are chained so that at most one is in flight: a
+ * failed extension shortens the deadline to what the nodes it may have reached guarantee, and
+ * two at once could not compute that.
+ */
+final class HeldLease implements Lease {
+  private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
+
+  private final LockEngine engine;
+  private final List<String> resources;
+  private final List<String> keys;
+  private final String token;
+  private final TimeSource time;
+
+  private volatile State state = State.HELD;
+  private volatile long deadline;
+  private long ttlMillis;
+  private LeaseLostException lostCause;
+  private CompletableFuture<Void> released;
+  private CompletableFuture<Boolean> lastExtension;
+  private boolean autoExtend;
+  private boolean extending;
+  private TimeSource.Cancellable watch;
+  private final List<Consumer<? super LeaseLostException>> listeners = new ArrayList<>(0);
+
+  HeldLease(LockEngine engine, List<String> resources, List<String> keys, String token,
+      long ttlMillis, long deadline) {
+    this.engine = engine;
+    this.resources = resources;
+    this.keys = keys;
+    this.token = token;
+    this.time = engine.time();
+    this.ttlMillis = ttlMillis;
+    this.deadline = deadline;
+  }
+
+  @Override
+  public List<String> resources() {
+    return resources;
+  }
+
+  @Override
+  public String token() {
+    return token;
+  }
+
+  @Override
+  public State state() {
+    if (state == State.HELD && !Validity.isValidAt(deadline, time.nanoTime())) {
+      expire();
+    }
+    return state;
+  }
+
+  @Override
+  public Duration remaining() {
+    if (state != State.HELD) {
+      return Duration.ZERO;
+    }
+    long left = deadline - time.nanoTime();
+    if (left <= 0) {
+      expire();
+      return Duration.ZERO;
+    }
+    return Duration.ofNanos(left);
+  }
+
+  @Override
+  public boolean isValid() {
+    if (state != State.HELD) {
+      return false;
+    }
+    if (Validity.isValidAt(deadline, time.nanoTime())) {
+      return true;
+    }
+    expire();
+    return false;
+  }
+
+  @Override
+  public void ensureValid() {
+    if (isValid()) {
+      return;
+    }
+    synchronized (this) {
+      if (state == State.RELEASED) {
+        throw new IllegalStateException("lease on " + describe() + " was released");
+      }
+      throw lostCause;
+    }
+  }
+
+  @Override
+  public boolean extend(Duration ttl) throws InterruptedException {
+    try {
+      return extendAsync(ttl).get();
+    } catch (ExecutionException e) {
+      throw rethrow(e.getCause());
+    }
+  }
+
+  @Override
+  public CompletableFuture<Boolean> extendAsync(Duration ttl) {
+    long newTtlMillis = engine.checkTtl(ttl);
+    CompletableFuture<Boolean> previous;
+    CompletableFuture<Boolean> next = new CompletableFuture<>();
+    synchronized (this) {
+      previous = lastExtension;
+      lastExtension = next;
+    }
+    Runnable go = () -> extendNow(newTtlMillis).whenComplete((extended, error) -> {
+      if (error != null) {
+        next.completeExceptionally(unwrap(error));
+      } else {
+        next.complete(extended);
+      }
+    });
+    if (previous == null || previous.isDone()) {
+      go.run();
+    } else {
+      previous.whenComplete((ignored, error) -> go.run());
+    }
+    return next;
+  }
+
+  private CompletableFuture<Boolean> extendNow(long newTtlMillis) {
+    long start = time.nanoTime();
+    long previousDeadline;
+    synchronized (this) {
+      if (state == State.RELEASED) {
+        return CompletableFuture.failedFuture(
+            new IllegalStateException("lease on " + describe() + " was released"));
+      }
+      if (state == State.LOST) {
+        return CompletableFuture.failedFuture(lostCause);
+      }
+      previousDeadline = deadline;
+    }
+    if (!Validity.isValidAt(previousDeadline, start)) {
+      return CompletableFuture.failedFuture(expire());
+    }
+    Round round = engine.round(node -> node.extend(keys, token, newTtlMillis));
+    return round.decision().thenApply(result -> extended(result, start, newTtlMillis,
+        previousDeadline));
+  }
+
+  private boolean extended(Round.Result result, long start, long newTtlMillis,
+      long previousDeadline) {
+    long newDeadline = Validity.validUntil(start, newTtlMillis, engine.config().driftFactor());
+    String lostReason;
+    synchronized (this) {
+      if (state == State.RELEASED) {
+        throw new IllegalStateException("lease on " + describe() + " was released");
+      }
+      if (state == State.LOST) {
+        throw lostCause;
+      }
+      if (result.reached()) {
+        if (Validity.isValidAt(previousDeadline, result.atNanos())
+            && Validity.isValidAt(newDeadline, result.atNanos())) {
+          deadline = newDeadline;
+          ttlMillis = newTtlMillis;
+          scheduleWatchLocked();
+          log.debug("extended resource={} validFor={}", resources,
+              Durations.formatNanos(newDeadline - result.atNanos()));
+          return true;
+        }
+        lostReason = "the extension was confirmed only after the validity had run out";
+      } else if (engine.nodes().size() - result.count(Vote.TAKEN) < engine.quorum()) {
+        lostReason = "a majority of the nodes no longer hold its token; outcomes="
+            + result.outcomes();
+      } else {
+        // Nodes that applied the PEXPIRE now expire the key at start + new ttl, which may be
+        // sooner than before; only the earlier of the two deadlines is still guaranteed.
+        if (newDeadline - previousDeadline < 0) {
+          deadline = newDeadline;
+        }
+        if (Validity.isValidAt(deadline, time.nanoTime())) {
+          scheduleWatchLocked();
+          log.warn("extension not confirmed by a majority, lease still valid for {}:"
+                  + " resource={} outcomes={}", Durations.formatNanos(deadline - time.nanoTime()),
+              resources, result.outcomes());
+          return false;
+        }
+        lostReason = "the validity ran out while an extension was unconfirmed; outcomes="
+            + result.outcomes();
+      }
+    }
+    throw lose(lostReason);
+  }
+
+  @Override
+  public Lease autoExtend() {
+    synchronized (this) {
+      if (state == State.RELEASED) {
+        throw new IllegalStateException("lease on " + describe() + " was released");
+      }
+      if (state == State.LOST) {
+        throw lostCause;
+      }
+      autoExtend = true;
+      scheduleWatchLocked();
+    }
+    return this;
+  }
+
+  @Override
+  public void onLost(Consumer<? super LeaseLostException> listener) {
+    if (listener == null) {
+      throw new NullPointerException("listener");
+    }
+    LeaseLostException already;
+    synchronized (this) {
+      already = lostCause;
+      if (already == null) {
+        listeners.add(listener);
+        scheduleWatchLocked();
+        return;
+      }
+    }
+    notify(listener, already);
+  }
+
+  /** (Re)arms the one task that watches this lease: the next extension, or the deadline. */
+  private void scheduleWatchLocked() {
+    long wake = deadline;
+    if (autoExtend && !extending) {
+      long threshold = (long) (ttlMillis * 1_000_000.0 * engine.config().autoExtendThreshold());
+      wake = deadline - threshold;
+    }
+    scheduleWatchInLocked(wake - time.nanoTime());
+  }
+
+  /** Wakes the watch after {@code delayNanos}, or at the deadline if that comes first. */
+  private void scheduleWatchInLocked(long delayNanos) {
+    if (watch != null) {
+      watch.cancel();
+      watch = null;
+    }
+    if (state != State.HELD || (!autoExtend && listeners.isEmpty())) {
+      return;
+    }
+    long delay = Math.min(delayNanos, deadline - time.nanoTime());
+    watch = time.schedule(this::onWatch, Math.max(0, delay));
+  }
+
+  private void onWatch() {
+    long ttl;
+    synchronized (this) {
+      watch = null;
+      if (state != State.HELD) {
+        return;
+      }
+      if (Validity.isValidAt(deadline, time.nanoTime()) && autoExtend && !extending) {
+        extending = true;
+        ttl = ttlMillis;
+      } else {
+        ttl = -1;
+      }
+    }
+    if (ttl < 0) {
+      if (!isValid()) {
+        return; // expire() told the listeners
+      }
+      synchronized (this) {
+        scheduleWatchLocked();
+      }
+      return;
+    }
+    extendAsync(Duration.ofMillis(ttl)).whenComplete((ok, error) -> {
+      synchronized (this) {
+        extending = false;
+        if (state != State.HELD) {
+          return;
+        }
+        if (Boolean.TRUE.equals(ok)) {
+          scheduleWatchLocked();
+        } else {
+          // Too few nodes answered: try again soon, while the old deadline still holds.
+          scheduleWatchInLocked(2 * engine.nodeTimeoutNanos());
+        }
+      }
+    });
+  }
+
+  @Override
+  public void release() {
+    CompletableFuture<Void> done = releaseAsync();
+    try {
+      done.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the release goes on; the caller sees the flag
+    } catch (ExecutionException e) {
+      throw new AssertionError("releases complete normally", e);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> releaseAsync() {
+    synchronized (this) {
+      if (released != null) {
+        return released;
+      }
+      if (state == State.HELD) {
+        state = State.RELEASED;
+      }
+      if (watch != null) {
+        watch.cancel();
+        watch = null;
+      }
+      released = new CompletableFuture<>();
+    }
+    engine.forget(this);
+    CompletableFuture<Void> done = released;
+    engine.releaseEverywhere(resources, keys, token).whenComplete((ok, error) -> done.complete(null));
+    return done;
+  }
+
+  @Override
+  public void close() {
+    release();
+  }
+
+  /** Marks the lease lost because its validity ran out; returns why. */
+  private LeaseLostException expire() {
+    return lose("its validity ran out");
+  }
+
+  /**
+   * Moves a held lease to {@link State#LOST}, tells the listeners and deletes what is left of
+   * it on the nodes. Returns the cause, also when the lease was lost or released before.
+   */
+  private LeaseLostException lose(String reason) {
+    List<Consumer<? super LeaseLostException>> toTell;
+    LeaseLostException cause;
+    synchronized (this) {
+      if (state != State.HELD) {
+        return lostCause != null ? lostCause
+            : new LeaseLostException(resources, "it was released");
+      }
+      cause = new LeaseLostException(resources, reason);
+      lostCause = cause;
+      state = State.LOST;
+      if (watch != null) {
+        watch.cancel();
+        watch = null;
+      }
+      toTell = List.copyOf(listeners);
+      listeners.clear();
+    }
+    engine.forget(this);
+    log.warn("lease lost: resource={} reason={}", resources, reason);
+    // Keys that outlived our validity on some nodes are ours to delete, and deleting them
+    // frees the resource sooner; compare-and-delete never touches another holder's key.
+    engine.releaseEverywhere(resources, keys, token);
+    for (Consumer<? super LeaseLostException> listener : toTell) {
+      notify(listener, cause);
+    }
+    return cause;
+  }
+
+  private void notify(Consumer<? super LeaseLostException> listener, LeaseLostException cause) {
+    try {
+      listener.accept(cause);
+    } catch (RuntimeException e) {
+      log.error("lost-lease listener failed: resource={}", resources, e);
+    }
+  }
+
+  private String describe() {
+    return String.join(", ", resources);
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  private static RuntimeException rethrow(Throwable cause) {
+    if (cause instanceof RuntimeException) {
+      return (RuntimeException) cause;
+    }
+    if (cause instanceof Error) {
+      throw (Error) cause;
+    }
+    return new io.redlock.RedlockException("extension failed: " + cause, cause);
+  }
+
+  @Override
+  public String toString() {
+    return "Lease{resources=" + resources + ", state=" + state + ", remaining="
+        + Durations.format(remaining()) + "}";
+  }
+}

@@ -1,0 +1,237 @@
+package io.redlock.internal;
+
+import io.redlock.Lease;
+import io.redlock.NodeOutcome.Vote;
+import io.redlock.RedlockConfig;
+import io.redlock.spi.NodeClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Redlock algorithm over a fixed list of nodes: the state every acquisition, lease and
+ * release of one {@code Redlock} shares.
+ *
+ * <p>Thread-safe. All work is asynchronous: no method blocks.
+ */
+public final class LockEngine {
+  private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+
+  /** The longest ttl accepted: 365 days, far below where nanosecond arithmetic overflows. */
+  public static final Duration MAX_TTL = Duration.ofDays(365);
+
+  private final RedlockConfig config;
+  private final List<NodeClient> nodes;
+  private final TimeSource time;
+  private final Random random;
+  private final Tokens tokens = new Tokens();
+  private final int quorum;
+  private final long nodeTimeoutNanos;
+  private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random) {
+    this.config = config;
+    this.nodes = List.copyOf(nodes);
+    this.time = time;
+    this.random = random;
+    this.quorum = Quorum.of(this.nodes.size());
+    this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
+  }
+
+  public RedlockConfig config() {
+    return config;
+  }
+
+  public List<NodeClient> nodes() {
+    return nodes;
+  }
+
+  public int quorum() {
+    return quorum;
+  }
+
+  TimeSource time() {
+    return time;
+  }
+
+  long nodeTimeoutNanos() {
+    return nodeTimeoutNanos;
+  }
+
+  /**
+   * Starts acquiring a lease on {@code resources}; with {@code retry}, failed attempts are
+   * retried within the configured budget. Cancelling the returned future stops the retries
+   * and releases whatever an attempt still in flight acquires.
+   *
+   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalStateException if the engine is closed
+   */
+  public CompletableFuture<Lease> acquire(Collection<String> resources, Duration ttl, boolean retry) {
+    List<String> names = checkResources(resources);
+    long ttlMillis = checkTtl(ttl);
+    ensureOpen();
+    return new Acquisition(this, names, keysFor(names), ttlMillis, retry).start();
+  }
+
+  /** Sends {@code request} to every node at once. */
+  Round round(Function<NodeClient, CompletionStage<Boolean>> request) {
+    return Round.start(nodes, quorum, nodeTimeoutNanos, time, request);
+  }
+
+  /**
+   * Compare-and-delete on every node at once; completes when all answered or timed out, never
+   * exceptionally. Safe to send any number of times: it only deletes keys holding
+   * {@code token}.
+   */
+  CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys, String token) {
+    return round(node -> node.unlock(keys, token)).settled().thenAccept(result -> {
+      int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
+      if (unconfirmed > 0 && log.isDebugEnabled()) {
+        log.debug("release unconfirmed on {} of {} nodes, their keys expire with the ttl:"
+            + " resource={} outcomes={}", unconfirmed, nodes.size(), resources, result.outcomes());
+      }
+    });
+  }
+
+  String newToken() {
+    return tokens.next();
+  }
+
+  /** A random delay of {@code retryDelay ± retryJitter}, in nanoseconds, never negative. */
+  long retryDelayNanos() {
+    long delay = config.retryDelay().toNanos();
+    long jitter = config.retryJitter().toNanos();
+    if (jitter == 0) {
+      return delay;
+    }
+    long offset;
+    synchronized (random) {
+      offset = (long) ((random.nextDouble() * 2 - 1) * jitter);
+    }
+    return Math.max(0, delay + offset);
+  }
+
+  void track(HeldLease lease) {
+    live.add(lease);
+  }
+
+  void forget(HeldLease lease) {
+    live.remove(lease);
+  }
+
+  /** Leases acquired and neither released nor lost. */
+  public int liveLeases() {
+    return live.size();
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException("this Redlock is closed");
+    }
+  }
+
+  boolean isClosed() {
+    return closed;
+  }
+
+  /**
+   * Stops new acquisitions and releases every live lease, waiting for at most about one node
+   * timeout. Does not close the node clients.
+   */
+  public CompletableFuture<Void> close() {
+    closed = true;
+    List<CompletableFuture<Void>> releases = new ArrayList<>();
+    for (HeldLease lease : live) {
+      releases.add(lease.releaseAsync());
+    }
+    return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+  }
+
+  /**
+   * Checks a ttl given to a method and returns it in whole milliseconds, the unit Redis
+   * expires keys in.
+   */
+  public long checkTtl(Duration ttl) {
+    if (ttl == null) {
+      throw new NullPointerException("ttl");
+    }
+    if (ttl.compareTo(MAX_TTL) > 0) {
+      throw new IllegalArgumentException("ttl " + Durations.format(ttl)
+          + " is not accepted: it must be at most " + MAX_TTL.toDays() + " days");
+    }
+    long millis = ttl.toMillis();
+    if (millis < 1) {
+      throw new IllegalArgumentException(
+          "ttl " + Durations.format(ttl) + " is not accepted: it must be at least 1 ms");
+    }
+    if (ttl.compareTo(config.nodeTimeout()) <= 0) {
+      throw new IllegalArgumentException("ttl " + Durations.format(ttl)
+          + " is not accepted: it must be longer than nodeTimeout ("
+          + Durations.format(config.nodeTimeout()) + "), and should be much longer");
+    }
+    if (millis * 1_000_000L - Validity.driftNanos(millis, config.driftFactor()) <= 0) {
+      throw new IllegalArgumentException("ttl " + Durations.format(ttl)
+          + " is not accepted: it leaves no validity after the drift margin"
+          + " (ttl × driftFactor + 2 ms)");
+    }
+    return millis;
+  }
+
+  private List<String> checkResources(Collection<String> resources) {
+    if (resources == null) {
+      throw new NullPointerException("resources");
+    }
+    if (resources.isEmpty()) {
+      throw new IllegalArgumentException("resources: at least one resource name is required");
+    }
+    List<String> names = new ArrayList<>(resources.size());
+    Set<String> seen = new HashSet<>();
+    int prefixBytes = config.keyPrefix().getBytes(StandardCharsets.UTF_8).length;
+    for (String name : resources) {
+      if (name == null) {
+        throw new NullPointerException("resource name");
+      }
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException(
+            "resource name is empty: it must be 1 to " + RedlockConfig.MAX_KEY_BYTES
+                + " bytes in UTF-8, key prefix included");
+      }
+      int bytes = prefixBytes + name.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes > RedlockConfig.MAX_KEY_BYTES) {
+        throw new IllegalArgumentException("resource name of " + bytes
+            + " bytes (key prefix included) is too long: it must be 1 to "
+            + RedlockConfig.MAX_KEY_BYTES + " bytes in UTF-8");
+      }
+      if (!seen.add(name)) {
+        throw new IllegalArgumentException(
+            "resource '" + name + "' is named twice: each resource may appear once");
+      }
+      names.add(name);
+    }
+    return List.copyOf(names);
+  }
+
+  private List<String> keysFor(List<String> resources) {
+    String prefix = config.keyPrefix();
+    if (prefix.isEmpty()) {
+      return resources;
+    }
+    List<String> keys = new ArrayList<>(resources.size());
+    for (String resource : resources) {
+      keys.add(prefix + resource);
+    }
+    return List.copyOf(keys);
+  }
+}

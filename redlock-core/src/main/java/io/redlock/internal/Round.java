@@ -1,0 +1,234 @@
+package io.redlock.internal;
+
+import io.redlock.NodeOutcome;
+import io.redlock.NodeOutcome.Vote;
+import io.redlock.spi.NodeClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One request sent to every node at once, and the votes that come back.
+ *
+ * <p>All requests leave before any answer is awaited. {@link #decision()} completes as soon as
+ * the outcome is certain (see {@link Quorum}); requests still in flight keep going and are
+ * recorded by {@link #settled()}, which completes once every node answered or the node timeout
+ * passed. One timer per round enforces the node timeout for every node: they all started at
+ * the same instant.
+ *
+ * <p>Note on concurrency: answers arrive on transport threads and the timeout on the timer
+ * thread, in any order. Every vote is recorded under this round's monitor, the first vote per
+ * node wins, and futures are completed outside the monitor so that no callback runs under it.
+ */
+public final class Round {
+  private static final Logger log = LoggerFactory.getLogger(Round.class);
+
+  /**
+   * The votes at one moment.
+   *
+   * @param reached whether a quorum granted
+   * @param atNanos monotonic instant the snapshot was taken (for a decision: when it was made)
+   * @param outcomes one per node, in node order
+   */
+  public record Result(boolean reached, long atNanos, List<NodeOutcome> outcomes) {
+    /** How many nodes voted {@code vote}. */
+    public int count(Vote vote) {
+      int count = 0;
+      for (NodeOutcome outcome : outcomes) {
+        if (outcome.vote() == vote) {
+          count++;
+        }
+      }
+      return count;
+    }
+  }
+
+  private final List<NodeClient> nodes;
+  private final int quorum;
+  private final long timeoutNanos;
+  private final TimeSource time;
+  private final Vote[] votes;
+  private final String[] details;
+  private final CompletableFuture<Result> decision = new CompletableFuture<>();
+  private final CompletableFuture<Result> settled = new CompletableFuture<>();
+  private int granted;
+  private int failed;
+  private boolean decided;
+  private TimeSource.Cancellable timeout;
+
+  private Round(List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time) {
+    this.nodes = nodes;
+    this.quorum = quorum;
+    this.timeoutNanos = timeoutNanos;
+    this.time = time;
+    this.votes = new Vote[nodes.size()];
+    this.details = new String[nodes.size()];
+    java.util.Arrays.fill(votes, Vote.PENDING);
+    java.util.Arrays.fill(details, "");
+  }
+
+  /**
+   * Sends {@code request} to every node and returns the round that collects the votes.
+   *
+   * @param quorum grants needed for {@link Result#reached()}
+   * @param timeoutNanos how long each node has to answer
+   */
+  public static Round start(
+      List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time,
+      Function<NodeClient, CompletionStage<Boolean>> request) {
+    Round round = new Round(nodes, quorum, timeoutNanos, time);
+    TimeSource.Cancellable timer = time.schedule(round::expire, timeoutNanos);
+    synchronized (round) {
+      round.timeout = timer;
+    }
+    for (int i = 0; i < nodes.size(); i++) {
+      int index = i;
+      CompletionStage<Boolean> reply;
+      try {
+        reply = request.apply(nodes.get(i));
+      } catch (RuntimeException e) {
+        reply = CompletableFuture.failedFuture(e);
+      }
+      reply.whenComplete((answer, error) -> round.answer(index, answer, error));
+    }
+    return round;
+  }
+
+  /** Completes when the outcome is certain, possibly before every node answered. */
+  public CompletableFuture<Result> decision() {
+    return decision;
+  }
+
+  /** Completes when every node answered or timed out. */
+  public CompletableFuture<Result> settled() {
+    return settled;
+  }
+
+  private void answer(int index, Boolean answer, Throwable error) {
+    Vote vote;
+    String detail;
+    if (error == null) {
+      vote = Boolean.TRUE.equals(answer) ? Vote.GRANTED : Vote.TAKEN;
+      detail = "";
+    } else {
+      Throwable cause = unwrap(error);
+      vote = isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
+      detail = describe(cause);
+    }
+    if (log.isTraceEnabled()) {
+      log.trace("node={} vote={} {}", nodes.get(index).name(), vote, detail);
+    }
+    record(index, vote, detail);
+  }
+
+  private void expire() {
+    Result decided;
+    Result done;
+    synchronized (this) {
+      String detail = "no answer within " + Durations.formatNanos(timeoutNanos);
+      for (int i = 0; i < votes.length; i++) {
+        if (votes[i] == Vote.PENDING) {
+          votes[i] = Vote.TIMEOUT;
+          details[i] = detail;
+          failed++;
+        }
+      }
+      decided = decideLocked();
+      done = settleLocked();
+    }
+    complete(decided, done);
+  }
+
+  private void record(int index, Vote vote, String detail) {
+    Result decided;
+    Result done;
+    synchronized (this) {
+      if (votes[index] != Vote.PENDING) {
+        return; // the timeout already counted this node; a late answer changes nothing
+      }
+      votes[index] = vote;
+      details[index] = detail;
+      if (vote == Vote.GRANTED) {
+        granted++;
+      } else {
+        failed++;
+      }
+      decided = decideLocked();
+      done = settleLocked();
+    }
+    complete(decided, done);
+  }
+
+  private Result decideLocked() {
+    if (decided) {
+      return null;
+    }
+    Quorum.Decision decision = Quorum.decide(votes.length, quorum, granted, failed);
+    if (decision == Quorum.Decision.PENDING) {
+      return null;
+    }
+    decided = true;
+    return snapshotLocked(decision == Quorum.Decision.REACHED);
+  }
+
+  private Result settleLocked() {
+    if (granted + failed < votes.length || settled.isDone()) {
+      return null;
+    }
+    if (timeout != null) {
+      timeout.cancel();
+    }
+    return snapshotLocked(granted >= quorum);
+  }
+
+  private Result snapshotLocked(boolean reached) {
+    List<NodeOutcome> outcomes = new ArrayList<>(votes.length);
+    for (int i = 0; i < votes.length; i++) {
+      outcomes.add(new NodeOutcome(i, nodes.get(i).name(), votes[i], details[i]));
+    }
+    return new Result(reached, time.nanoTime(), List.copyOf(outcomes));
+  }
+
+  private void complete(Result decided, Result done) {
+    if (decided != null) {
+      decision.complete(decided);
+    }
+    if (done != null) {
+      settled.complete(done);
+    }
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+        && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  private static boolean isTimeout(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (t instanceof TimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String describe(Throwable error) {
+    if (error instanceof CancellationException) {
+      return "cancelled";
+    }
+    String message = error.getMessage();
+    return message == null || message.isBlank() ? error.getClass().getSimpleName() : message;
+  }
+}

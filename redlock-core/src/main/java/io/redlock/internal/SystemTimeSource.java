@@ -1,0 +1,53 @@
+package io.redlock.internal;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link System#nanoTime()} and one daemon timer thread, shared by every node timeout, retry
+ * delay and watchdog of one {@code Redlock}: never a thread per lease or per request.
+ *
+ * <p>Thread-safe.
+ */
+public final class SystemTimeSource implements TimeSource, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(SystemTimeSource.class);
+
+  private final ScheduledThreadPoolExecutor timer;
+
+  public SystemTimeSource() {
+    timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, "redlock-timer");
+      thread.setDaemon(true);
+      return thread;
+    });
+    // Most node timeouts are cancelled because the node answered; drop them from the queue
+    // at once instead of letting them pile up until their time.
+    timer.setRemoveOnCancelPolicy(true);
+    timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+  }
+
+  @Override
+  public long nanoTime() {
+    return System.nanoTime();
+  }
+
+  @Override
+  public Cancellable schedule(Runnable task, long delayNanos) {
+    ScheduledFuture<?> future = timer.schedule(() -> {
+      try {
+        task.run();
+      } catch (RuntimeException | Error e) {
+        log.error("timer task failed", e);
+      }
+    }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    return () -> future.cancel(false);
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}

@@ -1,0 +1,58 @@
+package io.redlock.spi;
+
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The operations the algorithm needs from one Redis master, all asynchronous.
+ *
+ * <p>Each operation acts atomically on all of its keys on this node and answers with a
+ * {@code Boolean}. A transport must never block the caller: the algorithm sends a request to
+ * every node before it waits for any. It must fail a request it cannot send at once (for
+ * example while disconnected) instead of queueing it, and it must fail a request that got no
+ * answer with a {@link java.util.concurrent.TimeoutException} (directly or as the cause), so
+ * that the vote counts as a timeout rather than an error. The algorithm also enforces the node
+ * timeout on its own.
+ *
+ * <p>Requests sent on one client are executed by the node in the order they were sent: a
+ * release sent after an acquisition that timed out is executed after it.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface NodeClient extends AutoCloseable {
+
+  /** The node's address without credentials, for logs and outcomes. */
+  String name();
+
+  /**
+   * Completes when the first connection is established. Completes exceptionally with a
+   * {@link io.redlock.RedlockConfigException} when the node refused the configuration (wrong
+   * credentials, unknown database), which no reconnect can fix; with any other exception when
+   * the node could not be reached yet (the client keeps trying).
+   */
+  CompletionStage<Void> connected();
+
+  /**
+   * Sets every key to {@code token} with a time to live of {@code ttlMillis}, only if none of
+   * them exists. {@code true} when they were set, {@code false} when any of them exists (and
+   * then none was changed).
+   */
+  CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis);
+
+  /**
+   * Sets the time to live of every key to {@code ttlMillis}, only if every key holds
+   * {@code token}. {@code true} when they were extended; {@code false} when any key is missing
+   * or holds another value (and then none was changed). Never creates a key.
+   */
+  CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis);
+
+  /**
+   * Deletes each key that holds {@code token}, and no other. {@code true} when every key was
+   * deleted, {@code false} when any of them was missing or held another value.
+   */
+  CompletionStage<Boolean> unlock(List<String> keys, String token);
+
+  /** Frees the connection; requests after this fail. Idempotent. */
+  @Override
+  void close();
+}

@@ -1,0 +1,28 @@
+package io.redlock.spi;
+
+import io.redlock.RedlockConfig;
+import java.net.URI;
+
+/**
+ * Opens {@link NodeClient}s for node URIs of the schemes it supports.
+ *
+ * <p>{@link io.redlock.Redlock#create(RedlockConfig)} finds transports with
+ * {@link java.util.ServiceLoader}; {@code redlock-lettuce} provides the one for
+ * {@code redis://} and {@code rediss://}. Implementations are thread-safe.
+ */
+public interface NodeTransport extends AutoCloseable {
+
+  /** Whether this transport can open a client for {@code uri} (usually: by its scheme). */
+  boolean supports(URI uri);
+
+  /**
+   * Returns a client for the node at {@code uri} at once, connecting in the background; see
+   * {@link NodeClient#connected()}. The configuration supplies credentials for URIs without
+   * them, the node timeout and the connect timeout.
+   */
+  NodeClient open(String uri, RedlockConfig config);
+
+  /** Frees what the transport shares between its clients (threads, buffers). Idempotent. */
+  @Override
+  void close();
+}

@@ -1,0 +1,374 @@
+package io.redlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.redlock.NodeOutcome.Vote;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The acquisition rules of DESIGN §2 over simulated nodes and a fake clock; no sleeps. */
+class AcquireTest {
+  private static final Duration TTL = Duration.ofSeconds(10);
+  private static final Duration MS = Duration.ofMillis(1);
+
+  private static Throwable failure(CompletableFuture<?> future) {
+    assertThat(future).isCompletedExceptionally();
+    try {
+      future.get();
+      throw new AssertionError("not failed");
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void succeedsWithExactlyAQuorumOfGrants() {
+    SimCluster c = new SimCluster(5, b -> b.retryCount(0));
+    c.node(3).put("r", "other", TTL);
+    c.node(4).put("r", "other", TTL);
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    assertThat(lease).isCompleted();
+    assertThat(c.holding("r", lease.join().token())).isEqualTo(3);
+  }
+
+  @Test
+  void failsOneGrantShortOfAQuorumAndUndoesTheGrants() {
+    SimCluster c = new SimCluster(5, b -> b.retryCount(0));
+    for (int i = 2; i < 5; i++) {
+      c.node(i).put("r", "other", TTL);
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    assertThat(e.attempts()).isEqualTo(1);
+    assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+        .containsExactly(Vote.GRANTED, Vote.GRANTED, Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
+    assertThat(e.getMessage()).contains("r", "1 attempt", "3 of 5", "TAKEN");
+    assertThat(c.node(0).valueOf("r")).isNull();
+    assertThat(c.node(1).valueOf("r")).isNull();
+    assertThat(c.holding("r", "other")).isEqualTo(3);
+  }
+
+  @Test
+  void quorumIsAMajorityForEvenNAndForOneNode() {
+    SimCluster four = new SimCluster(4, b -> b.retryCount(0));
+    four.node(0).put("r", "other", TTL);
+    assertThat(four.redlock.acquireAsync("r", TTL)).isCompleted();
+    SimCluster fourTwoTaken = new SimCluster(4, b -> b.retryCount(0));
+    fourTwoTaken.node(0).put("r", "other", TTL);
+    fourTwoTaken.node(1).put("r", "other", TTL);
+    assertThat(fourTwoTaken.redlock.acquireAsync("r", TTL)).isCompletedExceptionally();
+
+    SimCluster one = new SimCluster(1, b -> b.retryCount(0));
+    Lease lease = one.redlock.acquireAsync("r", TTL).join();
+    assertThat(one.node(0).valueOf("r")).isEqualTo(lease.token());
+    assertThat(one.redlock.acquireAsync("r", TTL)).isCompletedExceptionally();
+  }
+
+  @Test
+  void requestsGoToAllNodesAtOnceAndSuccessIsDecidedAtTheQuorum() {
+    SimCluster c = new SimCluster(5, b -> b.retryCount(0).nodeTimeout(Duration.ofMillis(50)));
+    for (int i = 0; i < 5; i++) {
+      c.node(i).latency(Duration.ofMillis(1 + 2 * i)); // answers at 1, 3, 5, 7, 9 ms
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    // every node got its request before any answer arrived: a fan-out, not a walk
+    assertThat(c.totalLockRequests()).isEqualTo(5);
+    c.time.advance(Duration.ofMillis(4));
+    assertThat(lease).isNotDone();
+    c.time.advance(MS); // third answer at 5 ms
+    assertThat(lease).isCompleted();
+    // validity counts from before the first request: ttl - drift - 5 ms
+    Duration drift = Duration.ofMillis(100 + 2);
+    assertThat(lease.join().remaining()).isEqualTo(TTL.minus(drift).minusMillis(5));
+  }
+
+  @Test
+  void failureIsDecidedAsSoonAsAQuorumCannotBeReached() {
+    SimCluster c = new SimCluster(5, b -> b.retryCount(0));
+    c.node(0).pause();
+    c.node(1).pause();
+    for (int i = 2; i < 5; i++) {
+      c.node(i).latency(Duration.ofMillis(2));
+    }
+    for (int i = 2; i < 5; i++) {
+      c.node(i).put("r", "other", TTL);
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    c.time.advance(Duration.ofMillis(2));
+    // three taken: the two paused nodes cannot make a majority; decided before the timeout
+    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(2));
+    assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+        .containsExactly(Vote.PENDING, Vote.PENDING, Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
+  }
+
+  @Test
+  void aDeadAndAPausedNodeDoNotDelayAHealthyMajority() {
+    SimCluster c = new SimCluster(5, b -> b.nodeTimeout(Duration.ofMillis(50)));
+    c.node(0).crash();
+    c.node(1).pause();
+    for (int i = 2; i < 5; i++) {
+      c.node(i).latency(MS);
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    c.time.advance(MS);
+    assertThat(lease).isCompleted();
+  }
+
+  @Test
+  void tooManyUnansweredNodesFailTheAttemptAtTheNodeTimeout() {
+    SimCluster c = new SimCluster(5, b -> b.retryCount(0).nodeTimeout(Duration.ofMillis(50)));
+    c.node(0).crash();
+    c.node(1).pause();
+    c.node(2).pause();
+    for (int i = 3; i < 5; i++) {
+      c.node(i).latency(MS);
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    c.time.advance(Duration.ofMillis(49));
+    assertThat(lease).isNotDone();
+    c.time.advance(MS);
+    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(50));
+    assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+        .containsExactly(Vote.ERROR, Vote.TIMEOUT, Vote.TIMEOUT, Vote.GRANTED, Vote.GRANTED);
+    c.time.advance(MS);
+    assertThat(c.node(3).valueOf("r")).isNull();
+    assertThat(c.node(4).valueOf("r")).isNull();
+  }
+
+  @Test
+  void quorumReachedWithoutValidityLeftIsAFailure() {
+    Duration ttl = Duration.ofMillis(100); // drift 1 ms + 2 ms: valid for 97 ms
+    SimCluster c = new SimCluster(3, b -> b.retryCount(0).nodeTimeout(Duration.ofMillis(99)));
+    for (int i = 0; i < 3; i++) {
+      c.node(i).latency(Duration.ofMillis(97));
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", ttl);
+    c.time.advance(Duration.ofMillis(97));
+    Throwable e = failure(lease);
+    assertThat(e).isInstanceOf(LockUnavailableException.class)
+        .hasMessageContaining("after the validity");
+    c.time.advance(Duration.ofMillis(97)); // the releases travel as slowly
+    assertThat(c.holding("r")).isZero();
+  }
+
+  @Test
+  void justEnoughValidityLeftIsASuccess() {
+    Duration ttl = Duration.ofMillis(100);
+    SimCluster c = new SimCluster(3, b -> b.retryCount(0).nodeTimeout(Duration.ofMillis(99)));
+    for (int i = 0; i < 3; i++) {
+      c.node(i).latency(Duration.ofMillis(96));
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", ttl);
+    c.time.advance(Duration.ofMillis(96));
+    assertThat(lease.join().remaining()).isEqualTo(MS);
+  }
+
+  @Test
+  void afterAFailureEveryNodeIsCleanedUpIncludingThoseThatTimedOut() {
+    SimCluster c = new SimCluster(5, b -> b.retryCount(0).nodeTimeout(Duration.ofMillis(50)));
+    c.node(2).pause();
+    c.node(3).pause();
+    c.node(4).pause();
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    c.time.advance(Duration.ofMillis(50));
+    assertThat(failure(lease)).isInstanceOf(LockUnavailableException.class);
+    assertThat(c.node(0).valueOf("r")).isNull();
+    assertThat(c.node(1).valueOf("r")).isNull();
+    // the paused nodes wake up: each runs the held SET, then the release sent after it
+    for (int i = 2; i < 5; i++) {
+      assertThat(c.node(i).unlockRequests()).isEqualTo(1);
+      c.node(i).resume();
+    }
+    assertThat(c.holding("r")).isZero();
+  }
+
+  @Test
+  void retriesUntilTheRetryCountIsSpent() {
+    SimCluster c = new SimCluster(3, b -> b.retryCount(3)
+        .retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ofMillis(50)));
+    for (int i = 0; i < 3; i++) {
+      c.node(i).put("r", "other", Duration.ofHours(1));
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    c.time.advanceInSteps(Duration.ofSeconds(2), Duration.ofMillis(10));
+    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    assertThat(e.attempts()).isEqualTo(4);
+    assertThat(c.node(0).lockRequests()).isEqualTo(4);
+  }
+
+  @Test
+  void retriesUntilTheMaximumWaitIsSpent() {
+    SimCluster c = new SimCluster(3, b -> b.retryCount(1000).maxWait(Duration.ofMillis(250))
+        .retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ZERO));
+    for (int i = 0; i < 3; i++) {
+      c.node(i).put("r", "other", Duration.ofHours(1));
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    c.time.advanceInSteps(Duration.ofSeconds(2), Duration.ofMillis(10));
+    // attempts at 0, 100 and 200 ms; one at 300 ms would start past the 250 ms budget
+    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    assertThat(e.attempts()).isEqualTo(3);
+    assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(200));
+  }
+
+  @Test
+  void aRetrySucceedsOnceTheHolderIsGone() {
+    SimCluster c = new SimCluster(3, b -> b.retryDelay(Duration.ofMillis(100))
+        .retryJitter(Duration.ofMillis(20)));
+    for (int i = 0; i < 3; i++) {
+      c.node(i).put("r", "other", Duration.ofMillis(250));
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    c.time.advanceInSteps(Duration.ofMillis(500), Duration.ofMillis(10));
+    assertThat(lease).isCompleted();
+    assertThat(c.holding("r", lease.join().token())).isEqualTo(3);
+  }
+
+  @Test
+  void retryDelaysAreJitteredWithinTheConfiguredRange() {
+    SimCluster c = new SimCluster(1, b -> b.retryCount(50).maxWait(Duration.ofMinutes(1))
+        .retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ofMillis(50)));
+    c.node(0).put("r", "other", Duration.ofHours(1));
+    c.redlock.acquireAsync("r", TTL);
+    int previous = c.node(0).lockRequests();
+    int sinceLast = 0;
+    java.util.Set<Integer> gaps = new java.util.HashSet<>();
+    for (int ms = 0; ms < 5_000 && c.node(0).lockRequests() < 51; ms++) {
+      c.time.advance(MS);
+      sinceLast++;
+      if (c.node(0).lockRequests() != previous) {
+        previous = c.node(0).lockRequests();
+        assertThat(sinceLast).isBetween(50, 151);
+        gaps.add(sinceLast);
+        sinceLast = 0;
+      }
+    }
+    assertThat(gaps.size()).as("delays vary").isGreaterThan(10);
+  }
+
+  @Test
+  void severalResourcesAreTakenAllOrNothingOnEachNode() {
+    SimCluster c = new SimCluster(3, b -> b.retryCount(0));
+    c.node(0).put("b", "other", TTL);
+    c.node(1).put("b", "other", TTL);
+    assertThat(c.redlock.acquireAsync(List.of("a", "b"), TTL)).isCompletedExceptionally();
+    assertThat(c.holding("a")).isZero();
+
+    Lease lease = c.redlock.acquireAsync(List.of("c", "d"), TTL).join();
+    assertThat(lease.resources()).containsExactly("c", "d");
+    assertThat(c.holding("c", lease.token())).isEqualTo(3);
+    assertThat(c.holding("d", lease.token())).isEqualTo(3);
+    lease.releaseAsync();
+    assertThat(c.holding("c") + c.holding("d")).isZero();
+  }
+
+  @Test
+  void theKeyIsTheResourceNameOrItsPrefixedForm() {
+    SimCluster plain = new SimCluster(1);
+    Lease a = plain.redlock.acquireAsync("orders:42", TTL).join();
+    assertThat(plain.node(0).valueOf("orders:42")).isEqualTo(a.token());
+
+    SimCluster prefixed = new SimCluster(1, b -> b.keyPrefix("app:"));
+    Lease b = prefixed.redlock.acquireAsync("orders:42", TTL).join();
+    assertThat(prefixed.node(0).valueOf("app:orders:42")).isEqualTo(b.token());
+    assertThat(b.resources()).containsExactly("orders:42");
+  }
+
+  @Test
+  void eachAttemptUsesAFreshToken() {
+    SimCluster c = new SimCluster(1);
+    Lease a = c.redlock.acquireAsync("a", TTL).join();
+    Lease b = c.redlock.acquireAsync("b", TTL).join();
+    assertThat(a.token()).matches("[0-9a-f]{40}").isNotEqualTo(b.token());
+  }
+
+  @Test
+  void tryAcquireMakesOneAttemptAndReturnsEmptyWhenHeld() throws Exception {
+    SimCluster c = new SimCluster(3);
+    for (int i = 0; i < 3; i++) {
+      c.node(i).put("r", "other", TTL);
+    }
+    assertThat(c.redlock.tryAcquire("r", TTL)).isEmpty();
+    assertThat(c.totalLockRequests()).isEqualTo(3);
+    assertThat(c.redlock.tryAcquire("free", TTL)).isPresent();
+  }
+
+  @Test
+  void anInterruptedAcquireThrowsAndLeavesNothingLocked() throws Exception {
+    SimCluster c = new SimCluster(3, b -> b.nodeTimeout(Duration.ofMillis(50)));
+    for (int i = 0; i < 3; i++) {
+      c.node(i).latency(Duration.ofMillis(10));
+    }
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    Thread holder = new Thread(() -> {
+      try {
+        c.redlock.acquire("r", TTL);
+      } catch (Throwable t) {
+        thrown.set(t);
+      }
+    });
+    holder.start();
+    while (c.totalLockRequests() < 3) {
+      Thread.onSpinWait(); // the attempt is in flight once every node got its request
+    }
+    holder.interrupt();
+    holder.join();
+    assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+    c.time.advance(Duration.ofMillis(20)); // the SETs land and are granted after the interrupt
+    assertThat(c.holding("r")).isZero();
+    assertThat(c.time.pendingTasks()).isZero(); // and no retry is scheduled
+  }
+
+  @Test
+  void aCancelledAsyncAcquireLeavesNothingLocked() {
+    SimCluster c = new SimCluster(3);
+    for (int i = 0; i < 3; i++) {
+      c.node(i).latency(Duration.ofMillis(10));
+    }
+    CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
+    lease.cancel(false);
+    c.time.advance(Duration.ofMillis(30));
+    assertThat(c.holding("r")).isZero();
+  }
+
+  @Test
+  void badArgumentsAreRefusedWithTheirName() {
+    SimCluster c = new SimCluster(1);
+    assertThatThrownBy(() -> c.redlock.acquireAsync("", TTL))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("resource name");
+    assertThatThrownBy(() -> c.redlock.acquireAsync("x".repeat(1025), TTL))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1024");
+    assertThatThrownBy(() -> c.redlock.acquireAsync(List.of("a", "a"), TTL))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
+    assertThatThrownBy(() -> c.redlock.acquireAsync(List.of(), TTL))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("resources");
+    assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+    assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofMillis(50)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nodeTimeout");
+    assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofDays(400)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("365 days");
+    assertThatThrownBy(() -> c.redlock.acquireAsync((String) null, TTL))
+        .isInstanceOf(NullPointerException.class);
+    assertThat(c.totalLockRequests()).isZero();
+  }
+
+  @Test
+  void closeReleasesLiveLeasesAndRefusesNewAcquisitions() {
+    SimCluster c = new SimCluster(3);
+    c.redlock.acquireAsync("r", TTL).join();
+    c.redlock.close();
+    assertThat(c.holding("r")).isZero();
+    assertThatThrownBy(() -> c.redlock.acquireAsync("r", TTL))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+  }
+}

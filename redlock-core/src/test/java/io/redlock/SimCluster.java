@@ -1,0 +1,64 @@
+package io.redlock;
+
+import io.redlock.sim.FakeTime;
+import io.redlock.sim.SimulatedNode;
+import io.redlock.spi.NodeClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.function.UnaryOperator;
+
+/** A {@link Redlock} over simulated nodes on a fake clock, for the algorithm's unit tests. */
+final class SimCluster {
+  final FakeTime time = new FakeTime();
+  final List<SimulatedNode> nodes = new ArrayList<>();
+  final Redlock redlock;
+
+  SimCluster(int n, UnaryOperator<RedlockConfig.Builder> settings) {
+    List<String> uris = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      uris.add("sim://node" + i);
+      nodes.add(new SimulatedNode("sim://node" + i, time));
+    }
+    RedlockConfig config = settings.apply(RedlockConfig.builder().nodes(uris)).build();
+    redlock = Redlock.over(config, List.<NodeClient>copyOf(nodes), time, new Random(42));
+  }
+
+  SimCluster(int n) {
+    this(n, b -> b);
+  }
+
+  SimulatedNode node(int i) {
+    return nodes.get(i);
+  }
+
+  /** Nodes on which {@code key} holds a value. */
+  int holding(String key) {
+    int count = 0;
+    for (SimulatedNode node : nodes) {
+      if (node.valueOf(key) != null) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** Nodes on which {@code key} holds {@code token}. */
+  int holding(String key, String token) {
+    int count = 0;
+    for (SimulatedNode node : nodes) {
+      if (token.equals(node.valueOf(key))) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  int totalLockRequests() {
+    int total = 0;
+    for (SimulatedNode node : nodes) {
+      total += node.lockRequests();
+    }
+    return total;
+  }
+}

@@ -1,0 +1,250 @@
+package io.redlock.sim;
+
+import io.redlock.spi.NodeClient;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * An in-memory Redis master for unit tests of the algorithm, on a {@link FakeTime}.
+ *
+ * <p>It keeps keys with values and expiry instants and implements the {@link NodeClient}
+ * operations with the same semantics as the Lua scripts of the real transport (the shared
+ * {@link NodeClientContract} checks that). Faults are set by intention-named methods:
+ * {@link #latency}, {@link #crash} (refuses requests), {@link #pause} (holds requests
+ * unanswered until {@link #resume}, as {@code SIGSTOP} does), {@link #restartEmpty}. Requests
+ * are executed in the order they were sent, as on one TCP connection.
+ *
+ * <p>Thread-safe.
+ */
+public final class SimulatedNode implements NodeClient {
+  private record Entry(String value, long expiresAt) {}
+
+  private final String name;
+  private final FakeTime time;
+  private final Map<String, Entry> store = new HashMap<>();
+  private final Queue<Runnable> held = new ArrayDeque<>();
+  private long latencyNanos;
+  private boolean crashed;
+  private boolean paused;
+  private final AtomicInteger locks = new AtomicInteger();
+  private final AtomicInteger extends_ = new AtomicInteger();
+  private final AtomicInteger unlocks = new AtomicInteger();
+
+  public SimulatedNode(String name, FakeTime time) {
+    this.name = name;
+    this.time = time;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public CompletionStage<Void> connected() {
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis) {
+    locks.incrementAndGet();
+    return submit(() -> {
+      purgeExpired(keys);
+      for (String key : keys) {
+        if (store.containsKey(key)) {
+          return false;
+        }
+      }
+      for (String key : keys) {
+        store.put(key, new Entry(token, time.nanoTime() + ttlMillis * 1_000_000L));
+      }
+      return true;
+    });
+  }
+
+  @Override
+  public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
+    extends_.incrementAndGet();
+    return submit(() -> {
+      purgeExpired(keys);
+      for (String key : keys) {
+        Entry entry = store.get(key);
+        if (entry == null || !entry.value().equals(token)) {
+          return false;
+        }
+      }
+      for (String key : keys) {
+        store.put(key, new Entry(token, time.nanoTime() + ttlMillis * 1_000_000L));
+      }
+      return true;
+    });
+  }
+
+  @Override
+  public CompletionStage<Boolean> unlock(List<String> keys, String token) {
+    unlocks.incrementAndGet();
+    return submit(() -> {
+      purgeExpired(keys);
+      boolean all = true;
+      for (String key : keys) {
+        Entry entry = store.get(key);
+        if (entry != null && entry.value().equals(token)) {
+          store.remove(key);
+        } else {
+          all = false;
+        }
+      }
+      return all;
+    });
+  }
+
+  @Override
+  public void close() {}
+
+  // ---- faults ----
+
+  /** Every request from now on is executed and answered {@code latency} after it is sent. */
+  public synchronized SimulatedNode latency(Duration latency) {
+    this.latencyNanos = latency.toNanos();
+    return this;
+  }
+
+  /** The node is down: requests fail at once, as on a refused connection. Keys are kept. */
+  public synchronized void crash() {
+    crashed = true;
+  }
+
+  /** Comes back after {@link #crash()} with the keys it had (persistence). */
+  public synchronized void recover() {
+    crashed = false;
+  }
+
+  /** Comes back after {@link #crash()} with no keys: a restart without persistence. */
+  public synchronized void restartEmpty() {
+    crashed = false;
+    store.clear();
+  }
+
+  /** Holds requests unanswered and unexecuted, as a process stopped by {@code SIGSTOP}. */
+  public synchronized void pause() {
+    paused = true;
+  }
+
+  /** Executes the held requests in order and answers them, as after {@code SIGCONT}. */
+  public void resume() {
+    while (true) {
+      Runnable next;
+      synchronized (this) {
+        next = held.poll();
+        if (next == null) {
+          paused = false;
+          return;
+        }
+      }
+      next.run();
+    }
+  }
+
+  // ---- inspection ----
+
+  /** The live value of {@code key}, or {@code null}. */
+  public synchronized String valueOf(String key) {
+    purgeExpired(List.of(key));
+    Entry entry = store.get(key);
+    return entry == null ? null : entry.value();
+  }
+
+  /** Milliseconds until {@code key} expires, or -2 if it does not exist (as {@code PTTL}). */
+  public synchronized long pttl(String key) {
+    purgeExpired(List.of(key));
+    Entry entry = store.get(key);
+    return entry == null ? -2 : (entry.expiresAt() - time.nanoTime()) / 1_000_000L;
+  }
+
+  /** Sets a key as another client would ({@code SET key value PX ttl}). */
+  public synchronized void put(String key, String value, Duration ttl) {
+    store.put(key, new Entry(value, time.nanoTime() + ttl.toNanos()));
+  }
+
+  /** Number of live keys. */
+  public synchronized int size() {
+    store.entrySet().removeIf(e -> e.getValue().expiresAt() - time.nanoTime() <= 0);
+    return store.size();
+  }
+
+  public int lockRequests() {
+    return locks.get();
+  }
+
+  public int extendRequests() {
+    return extends_.get();
+  }
+
+  public int unlockRequests() {
+    return unlocks.get();
+  }
+
+  // ---- internals ----
+
+  private CompletionStage<Boolean> submit(Supplier<Boolean> operation) {
+    CompletableFuture<Boolean> reply = new CompletableFuture<>();
+    Runnable execute = () -> {
+      Boolean answer;
+      synchronized (this) {
+        if (crashed) {
+          reply.completeExceptionally(new ConnectException(name + ": connection refused"));
+          return;
+        }
+        answer = operation.get();
+      }
+      reply.complete(answer);
+    };
+    long delay;
+    synchronized (this) {
+      if (crashed) {
+        return CompletableFuture.failedFuture(new ConnectException(name + ": connection refused"));
+      }
+      if (paused) {
+        held.add(execute);
+        return reply;
+      }
+      delay = latencyNanos;
+    }
+    if (delay == 0) {
+      execute.run();
+    } else {
+      time.schedule(() -> {
+        boolean hold;
+        synchronized (this) {
+          hold = paused;
+          if (hold) {
+            held.add(execute);
+          }
+        }
+        if (!hold) {
+          execute.run();
+        }
+      }, delay);
+    }
+    return reply;
+  }
+
+  private void purgeExpired(List<String> keys) {
+    long now = time.nanoTime();
+    for (String key : keys) {
+      Entry entry = store.get(key);
+      if (entry != null && entry.expiresAt() - now <= 0) {
+        store.remove(key);
+      }
+    }
+  }
+}

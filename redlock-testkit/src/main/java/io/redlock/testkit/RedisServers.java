@@ -1,0 +1,367 @@
+package io.redlock.testkit;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A fleet of independent, real redis-server processes on free loopback ports, for tests.
+ *
+ * <p>Each server listens on {@code 127.0.0.1} (never on 6379), has its own temporary data
+ * directory and, by default, keeps nothing on disk ({@code --save "" --appendonly no}), so a
+ * {@linkplain #restart restarted} server comes back empty. Construction returns only once every
+ * server answers PING, and faults are injected on purpose with intention-named methods:
+ * {@link #kill}, {@link #stop}, {@link #pause}, {@link #resume} and {@link #restart}; each is
+ * logged at INFO with the node index and port, and returns once the fault is in effect.
+ *
+ * <p>{@link #close()} kills every process the fleet started and deletes the data directories;
+ * should a test never close it, a JVM shutdown hook still kills the processes.
+ *
+ * <pre>{@code
+ * try (RedisServers redis = RedisServers.start(3)) {
+ *     redis.command(0, "SET", "k", "v");
+ *     redis.pause(1);
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe: methods may be called from several threads. Lifecycle calls on one node are
+ * serialised by that node; {@link #command} takes no lock, so a thread waiting on a paused node
+ * never blocks another thread from resuming it.
+ */
+public final class RedisServers implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RedisServers.class);
+
+    private final List<RedisNode> nodes;
+
+    private RedisServers(List<RedisNode> nodes) {
+        this.nodes = List.copyOf(nodes);
+    }
+
+    /**
+     * Starts {@code count} plain servers (no ACL user, no persistence) and waits until each
+     * answers PING.
+     *
+     * @param count how many servers, at least 1
+     * @return the running fleet, to be closed by the caller
+     * @throws IllegalStateException if a server cannot be started; already started ones are
+     *     killed before this is thrown
+     */
+    public static RedisServers start(int count) {
+        return builder().count(count).start();
+    }
+
+    /**
+     * Returns a builder for a fleet with non-default options.
+     *
+     * @return a new builder, by default for one plain server
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Returns how many servers the fleet has (running or not).
+     *
+     * @return the number of servers
+     */
+    public int size() {
+        return nodes.size();
+    }
+
+    /**
+     * Returns the host every server listens on.
+     *
+     * @return {@code "127.0.0.1"}
+     */
+    public String host() {
+        return ServerOptions.HOST;
+    }
+
+    /**
+     * Returns the port of server {@code i}; it never changes, even across restarts.
+     *
+     * @param i the server index, from 0
+     * @return the port
+     */
+    public int port(int i) {
+        return node(i).port();
+    }
+
+    /**
+     * Returns the URI of server {@code i}, without credentials.
+     *
+     * @param i the server index, from 0
+     * @return a URI such as {@code redis://127.0.0.1:40123}
+     */
+    public String uri(int i) {
+        return "redis://" + host() + ":" + port(i);
+    }
+
+    /**
+     * Returns the URIs of all servers, in index order.
+     *
+     * @return an immutable list of URIs such as {@code redis://127.0.0.1:40123}
+     */
+    public List<String> uris() {
+        List<String> uris = new ArrayList<>(nodes.size());
+        for (int i = 0; i < nodes.size(); i++) {
+            uris.add(uri(i));
+        }
+        return List.copyOf(uris);
+    }
+
+    /**
+     * Returns the operating-system pid of server {@code i}'s current (or, once it is down, most
+     * recent) process.
+     *
+     * @param i the server index, from 0
+     * @return the pid
+     */
+    public long pid(int i) {
+        return node(i).pid();
+    }
+
+    /**
+     * Tells whether server {@code i}'s process exists; a paused server is still running.
+     *
+     * @param i the server index, from 0
+     * @return {@code true} until the process is killed, stopped or the fleet is closed
+     */
+    public boolean isRunning(int i) {
+        return node(i).isRunning();
+    }
+
+    /**
+     * Tells whether server {@code i} is paused by {@link #pause} and not yet resumed.
+     *
+     * @param i the server index, from 0
+     * @return {@code true} if its process is alive but stopped
+     */
+    public boolean isPaused(int i) {
+        return node(i).isPaused();
+    }
+
+    /**
+     * Crashes server {@code i} with SIGKILL and returns once the process has exited. Does
+     * nothing if it is already down.
+     *
+     * @param i the server index, from 0
+     */
+    public void kill(int i) {
+        node(i).kill();
+    }
+
+    /**
+     * Shuts server {@code i} down gracefully with SIGTERM (resuming it first if paused) and
+     * returns once it has exited; it is killed if it has not exited after 10 seconds.
+     *
+     * @param i the server index, from 0
+     */
+    public void stop(int i) {
+        node(i).stop();
+    }
+
+    /**
+     * Starts server {@code i} again on the same port, directory and options, and returns once it
+     * answers PING. A server still running (paused or not) is killed first, as in a crash. The
+     * restarted server is empty unless the fleet was built with {@code appendOnly(true)}.
+     *
+     * @param i the server index, from 0
+     * @throws IllegalStateException if the port was taken meanwhile, the server does not come
+     *     up, or the fleet is closed
+     */
+    public void restart(int i) {
+        node(i).restart();
+    }
+
+    /**
+     * Freezes server {@code i} with SIGSTOP: its socket stays open but nothing is answered, as
+     * with a long GC pause or a network partition. Returns once the process is stopped (observed
+     * through {@code /proc} on Linux). Does nothing if already paused.
+     *
+     * @param i the server index, from 0
+     * @throws IllegalStateException if the server is not running
+     */
+    public void pause(int i) {
+        node(i).pause();
+    }
+
+    /**
+     * Lets a {@linkplain #pause paused} server {@code i} continue with SIGCONT; it then answers
+     * the commands queued meanwhile. Does nothing if it is not paused.
+     *
+     * @param i the server index, from 0
+     * @throws IllegalStateException if the server is not running
+     */
+    public void resume(int i) {
+        node(i).resume();
+    }
+
+    /**
+     * Runs one Redis command on server {@code i} over a fresh connection (authenticated as the
+     * ACL user, if the fleet has one) and returns the reply.
+     *
+     * <p>Replies map to: simple and bulk strings to {@link String}, integers to {@link Long},
+     * arrays to {@code List<Object>}, nil to {@code null}.
+     *
+     * @param i the server index, from 0
+     * @param args the command and its arguments, e.g. {@code "SET", "k", "v", "NX", "PX", "10000"}
+     * @return the decoded reply
+     * @throws RedisErrorReplyException if the server answers with an error reply
+     * @throws java.io.UncheckedIOException if the server cannot be reached or does not answer
+     *     within the command timeout (3 seconds unless configured), e.g. because it is paused;
+     *     the cause is then a {@link java.net.SocketTimeoutException}
+     */
+    public Object command(int i, String... args) {
+        return node(i).command(args);
+    }
+
+    /** The data directory of server {@code i}; package-private for tests of this kit. */
+    Path dir(int i) {
+        return node(i).dir();
+    }
+
+    /**
+     * Kills every server process this fleet started, waits for each to exit, and deletes the
+     * data directories. Calling it again does nothing.
+     */
+    @Override
+    public void close() {
+        RuntimeException failure = null;
+        for (RedisNode node : nodes) {
+            try {
+                node.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private RedisNode node(int i) {
+        return nodes.get(Objects.checkIndex(i, nodes.size()));
+    }
+
+    /**
+     * Collects the options of a fleet before {@link #start()} launches it.
+     *
+     * <p>Not thread-safe: configure a builder from one thread. The fleets it starts are
+     * independent of it.
+     */
+    public static final class Builder {
+
+        private int count = 1;
+        private String aclUser;
+        private String aclPassword;
+        private boolean appendOnly;
+        private Duration commandTimeout = Duration.ofSeconds(3);
+
+        private Builder() {
+        }
+
+        /**
+         * Sets how many servers to start.
+         *
+         * @param count at least 1; default 1
+         * @return this builder
+         */
+        public Builder count(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("count must be at least 1, was " + count);
+            }
+            this.count = count;
+            return this;
+        }
+
+        /**
+         * Protects every server with an ACL user that has all permissions
+         * ({@code on >password ~* &* +@all}) and switches the {@code default} user off, so
+         * unauthenticated clients get {@code NOAUTH}. {@link RedisServers#command} then
+         * authenticates as this user.
+         *
+         * @param user the user name, without whitespace
+         * @param password the password, not empty
+         * @return this builder
+         */
+        public Builder aclUser(String user, String password) {
+            Objects.requireNonNull(user, "user");
+            Objects.requireNonNull(password, "password");
+            if (user.isEmpty() || user.chars().anyMatch(Character::isWhitespace)) {
+                throw new IllegalArgumentException("ACL user name must be non-empty without whitespace: '" + user + "'");
+            }
+            if (user.equals("default")) {
+                throw new IllegalArgumentException("'default' is switched off by aclUser; choose another name");
+            }
+            if (password.isEmpty()) {
+                throw new IllegalArgumentException("ACL password must not be empty");
+            }
+            this.aclUser = user;
+            this.aclPassword = password;
+            return this;
+        }
+
+        /**
+         * Turns the append-only file on ({@code appendfsync always}) so a restarted server keeps
+         * its data, or off (the default) so it comes back empty.
+         *
+         * @param appendOnly whether to persist writes in an AOF
+         * @return this builder
+         */
+        public Builder appendOnly(boolean appendOnly) {
+            this.appendOnly = appendOnly;
+            return this;
+        }
+
+        /**
+         * Sets how long {@link RedisServers#command} waits to connect and for each reply before
+         * giving up; keep it above any {@code DEBUG SLEEP} the test issues.
+         *
+         * @param timeout a positive duration; default 3 seconds
+         * @return this builder
+         */
+        public Builder commandTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isZero() || timeout.isNegative()) {
+                throw new IllegalArgumentException("commandTimeout must be positive, was " + timeout);
+            }
+            this.commandTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Starts the servers and waits until each answers PING.
+         *
+         * @return the running fleet, to be closed by the caller
+         * @throws IllegalStateException if a server cannot be started (the message includes the
+         *     tail of its log); servers already started are killed first
+         */
+        public RedisServers start() {
+            ServerOptions options = new ServerOptions(aclUser, aclPassword, appendOnly, commandTimeout);
+            List<RedisNode> started = new ArrayList<>(count);
+            try {
+                for (int i = 0; i < count; i++) {
+                    started.add(RedisNode.start(i, options));
+                }
+            } catch (RuntimeException | Error e) {
+                started.forEach(RedisNode::close);
+                throw e;
+            }
+            RedisServers fleet = new RedisServers(started);
+            LOG.info("Started {} redis-server(s) on {}{}{}", count, fleet.uris(),
+                    appendOnly ? " with AOF" : "", aclUser != null ? " with ACL user " + aclUser : "");
+            return fleet;
+        }
+    }
+}
