@@ -45,6 +45,8 @@ public final class RedlockConfig {
   public static final String DEFAULT_KEY_PREFIX = "";
   /** Default share of the ttl still valid when the watchdog extends a lease: 0.5. */
   public static final double DEFAULT_AUTO_EXTEND_THRESHOLD = 0.5;
+  /** Longest accepted value of any time setting, and of any ttl: 365 days. */
+  public static final Duration MAX_DURATION = Duration.ofDays(365);
   /** Longest accepted resource name, prefix included, in UTF-8 bytes: 1024. */
   public static final int MAX_KEY_BYTES = 1024;
 
@@ -246,7 +248,7 @@ public final class RedlockConfig {
      */
     public Builder nodes(String... uris) {
       Objects.requireNonNull(uris, "nodes");
-      return nodes(List.of(uris));
+      return nodes(java.util.Arrays.asList(uris));
     }
 
     /** The independent Redis masters, as URIs. Replaces any nodes given before. */
@@ -335,8 +337,8 @@ public final class RedlockConfig {
     /**
      * Checks every setting and returns the configuration.
      *
-     * @throws RedlockConfigException naming the first setting whose value is not accepted: no
-     *     nodes, a node that is not a URI with a host, two nodes that reach the same server,
+     * @throws RedlockConfigException naming the first setting whose value is not accepted: any
+     *     time over {@link #MAX_DURATION}, no nodes, a node that is not a URI with a host, two nodes that reach the same server,
      *     a ttl under 1 ms or without validity left after the drift margin, a node timeout not
      *     shorter than the ttl, a drift factor outside [0, 0.5), a negative retry count, delay,
      *     jitter or wait, a jitter larger than the delay, a key prefix over
@@ -344,7 +346,13 @@ public final class RedlockConfig {
      */
     public RedlockConfig build() {
       checkNodes();
-      if (ttl.toMillis() < 1) {
+      checkAtMost("ttl", ttl);
+      checkAtMost("nodeTimeout", nodeTimeout);
+      checkAtMost("connectTimeout", connectTimeout);
+      checkAtMost("retryDelay", retryDelay);
+      checkAtMost("retryJitter", retryJitter);
+      checkAtMost("maxWait", maxWait);
+      if (ttl.compareTo(Duration.ofMillis(1)) < 0) {
         throw refuse("ttl", Durations.format(ttl), "at least 1 ms");
       }
       if (nodeTimeout.isNegative() || nodeTimeout.isZero()) {
@@ -417,6 +425,13 @@ public final class RedlockConfig {
               + NodeUris.displayName(nodes.get(earlier))
               + "; every node must be a different, independent Redis master");
         }
+      }
+    }
+
+    private static void checkAtMost(String setting, Duration value) {
+      if (value.compareTo(MAX_DURATION) > 0) {
+        throw refuse(setting, Durations.format(value),
+            "at most " + MAX_DURATION.toDays() + " days");
       }
     }
 

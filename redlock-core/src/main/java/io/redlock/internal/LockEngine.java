@@ -29,7 +29,7 @@ public final class LockEngine {
   private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
   /** The longest ttl accepted: 365 days, far below where nanosecond arithmetic overflows. */
-  public static final Duration MAX_TTL = Duration.ofDays(365);
+  public static final Duration MAX_TTL = RedlockConfig.MAX_DURATION;
 
   private final RedlockConfig config;
   private final List<NodeClient> nodes;

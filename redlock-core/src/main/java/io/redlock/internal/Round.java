@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * One request sent to every node at once, and the votes that come back.
  *
  * <p>All requests leave before any answer is awaited. {@link #decision()} completes as soon as
- * the outcome is certain (see {@link Quorum}); requests still in flight keep going and are
+ * the outcome is certain (see {@link Quorum}) and every request was handed to its node's
+ * connection; requests still in flight keep going and are
  * recorded by {@link #settled()}, which completes once every node answered or the node timeout
  * passed. One timer per round enforces the node timeout for every node: they all started at
  * the same instant.
@@ -62,6 +63,8 @@ public final class Round {
   private int granted;
   private int failed;
   private boolean decided;
+  private boolean sending = true;
+  private boolean finished;
   private TimeSource.Cancellable timeout;
 
   private Round(List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time) {
@@ -99,7 +102,26 @@ public final class Round {
       }
       reply.whenComplete((answer, error) -> round.answer(index, answer, error));
     }
+    round.sent();
     return round;
+  }
+
+  /**
+   * Every request has been handed to its node's connection; from now on the round may be
+   * decided. Until then a decision is held back, even if it is already known: whatever the
+   * decision triggers (a release after a failed attempt, for example) must reach each node
+   * behind this round's request on the same connection, not overtake a request this thread
+   * has not handed over yet.
+   */
+  private void sent() {
+    Result decided;
+    Result done;
+    synchronized (this) {
+      sending = false;
+      decided = decideLocked();
+      done = settleLocked();
+    }
+    complete(decided, done);
   }
 
   /** Completes when the outcome is certain, possibly before every node answered. */
@@ -168,7 +190,7 @@ public final class Round {
   }
 
   private Result decideLocked() {
-    if (decided) {
+    if (decided || sending) {
       return null;
     }
     Quorum.Decision decision = Quorum.decide(votes.length, quorum, granted, failed);
@@ -180,9 +202,10 @@ public final class Round {
   }
 
   private Result settleLocked() {
-    if (granted + failed < votes.length || settled.isDone()) {
+    if (sending || finished || granted + failed < votes.length) {
       return null;
     }
+    finished = true;
     if (timeout != null) {
       timeout.cancel();
     }

@@ -1,0 +1,246 @@
+package io.redlock.lettuce;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.redlock.RedlockConfigException;
+import io.redlock.spi.NodeClient;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Redis master over one multiplexed Lettuce connection.
+ *
+ * <p>The first connection is retried in the background with a growing delay until it
+ * succeeds (Lettuce reconnects by itself only once a connection existed); meanwhile requests
+ * fail at once. Scripts go by {@code EVALSHA}, falling back to {@code EVAL} on
+ * {@code NOSCRIPT} (a node restarted or flushed its script cache).
+ *
+ * <p>Note on concurrency: {@code connection} is written once, by the connect callback, and
+ * read without locking; requests issued before it is set fail as "not connected".
+ */
+final class LettuceNodeClient implements NodeClient {
+  private static final Logger log = LoggerFactory.getLogger(LettuceNodeClient.class);
+  private static final Duration FIRST_RETRY = Duration.ofMillis(100);
+  private static final Duration LAST_RETRY = Duration.ofSeconds(5);
+
+  private final String name;
+  private final RedisClient client;
+  private final RedisURI uri;
+  private final ClientResources resources;
+  private final CompletableFuture<Void> connected = new CompletableFuture<>();
+  private volatile StatefulRedisConnection<String, String> connection;
+  private volatile boolean closed;
+  private Duration retryDelay = FIRST_RETRY;
+
+  LettuceNodeClient(String name, RedisClient client, RedisURI uri, ClientResources resources) {
+    this.name = name;
+    this.client = client;
+    this.uri = uri;
+    this.resources = resources;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public CompletionStage<Void> connected() {
+    return connected;
+  }
+
+  void connect() {
+    if (closed) {
+      return;
+    }
+    client.connectAsync(StringCodec.UTF8, uri).whenComplete((conn, error) -> {
+      if (error == null) {
+        if (closed) {
+          conn.closeAsync();
+          return;
+        }
+        connection = conn;
+        connected.complete(null);
+        log.debug("connected node={}", name);
+        return;
+      }
+      String reason = describe(error);
+      if (isRefusedConfiguration(reason)) {
+        // Wrong credentials or database: no reconnect can fix it. Credentials never appear
+        // in the text: the node's name has none, and Redis does not echo passwords.
+        connected.completeExceptionally(new RedlockConfigException("node " + name
+            + " refused the connection settings (" + reason + "); check the user, password"
+            + " and database of this node"));
+        return;
+      }
+      if (!connected.isDone()) {
+        connected.completeExceptionally(new ConnectException(name + ": " + reason));
+      }
+      Duration delay = nextRetryDelay();
+      log.debug("node={} not reachable ({}), retrying in {} ms", name, reason, delay.toMillis());
+      resources.eventExecutorGroup().schedule(this::connect, delay.toMillis(),
+          TimeUnit.MILLISECONDS);
+    });
+  }
+
+  private synchronized Duration nextRetryDelay() {
+    Duration delay = retryDelay;
+    retryDelay = retryDelay.multipliedBy(2).compareTo(LAST_RETRY) > 0
+        ? LAST_RETRY : retryDelay.multipliedBy(2);
+    return delay;
+  }
+
+  @Override
+  public CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return notConnected();
+    }
+    if (keys.size() == 1) {
+      // The plain command other Redlock clients use; no script needed for one key.
+      return mapErrors(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis))
+          .thenApply("OK"::equals));
+    }
+    // EVAL, not EVALSHA: a NOSCRIPT fallback would send the script again later, possibly
+    // after this attempt's own cleanup, and set keys that nobody would then delete.
+    String[] keyArray = keys.toArray(String[]::new);
+    return mapErrors(commands.<Long>eval(Script.LOCK.source(), ScriptOutputType.INTEGER,
+        keyArray, token, Long.toString(ttlMillis)).thenApply(result -> result != null
+            && result == 1L));
+  }
+
+  @Override
+  public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return notConnected();
+    }
+    return script(commands, Script.EXTEND, keys, token, Long.toString(ttlMillis));
+  }
+
+  @Override
+  public CompletionStage<Boolean> unlock(List<String> keys, String token) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return notConnected();
+    }
+    return script(commands, Script.UNLOCK, keys, token);
+  }
+
+  private CompletionStage<Boolean> script(RedisAsyncCommands<String, String> commands,
+      Script script, List<String> keys, String... args) {
+    String[] keyArray = keys.toArray(String[]::new);
+    CompletionStage<Long> reply = commands
+        .<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keyArray, args)
+        .handle((result, error) -> {
+          if (error == null) {
+            return CompletableFuture.completedFuture(result);
+          }
+          if (unwrap(error) instanceof RedisNoScriptException) {
+            log.debug("node={} does not know script={}, sending it with EVAL", name,
+                script.name());
+            return commands.<Long>eval(script.source(), ScriptOutputType.INTEGER, keyArray, args)
+                .toCompletableFuture();
+          }
+          return CompletableFuture.<Long>failedFuture(error);
+        })
+        .thenCompose(stage -> stage);
+    return mapErrors(reply.thenApply(result -> result != null && result == 1L));
+  }
+
+  private RedisAsyncCommands<String, String> commands() {
+    StatefulRedisConnection<String, String> conn = connection;
+    return conn == null ? null : conn.async();
+  }
+
+  private CompletionStage<Boolean> notConnected() {
+    return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+  }
+
+  /**
+   * Hands the answer over on Lettuce's computation threads, never on the connection's event
+   * loop, and turns Lettuce's command timeout into a {@link TimeoutException}, as the SPI
+   * asks.
+   *
+   * <p>Why the hand-over: whatever the answer triggers may write to a node (a cleanup after a
+   * failed attempt, a release in the caller's callback). Netty writes at once when called on
+   * the channel's own event loop, but queues writes from other threads; a cleanup written at
+   * once from an event loop could overtake a lock request for the same node still waiting in
+   * that loop's queue, and the key it should have deleted would be set after it. Written from
+   * any other thread, both requests queue in the order they were made.
+   */
+  private CompletionStage<Boolean> mapErrors(CompletionStage<Boolean> reply) {
+    return reply.handleAsync((result, error) -> {
+      if (error == null) {
+        return result;
+      }
+      Throwable cause = unwrap(error);
+      if (cause instanceof RedisCommandTimeoutException) {
+        TimeoutException timeout = new TimeoutException(cause.getMessage());
+        timeout.initCause(cause);
+        throw new CompletionException(timeout);
+      }
+      throw new CompletionException(cause);
+    }, resources.eventExecutorGroup());
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
+  }
+
+  private static String describe(Throwable error) {
+    StringBuilder text = new StringBuilder();
+    for (Throwable t = unwrap(error); t != null; t = t.getCause()) {
+      if (t.getMessage() != null && text.indexOf(t.getMessage()) < 0) {
+        if (text.length() > 0) {
+          text.append(": ");
+        }
+        text.append(t.getMessage());
+      }
+    }
+    return text.length() == 0 ? error.getClass().getSimpleName() : text.toString();
+  }
+
+  private static boolean isRefusedConfiguration(String reason) {
+    String upper = reason.toUpperCase(Locale.ROOT);
+    return upper.contains("WRONGPASS") || upper.contains("NOAUTH")
+        || upper.contains("INVALID PASSWORD") || upper.contains("INVALID USERNAME")
+        || upper.contains("DB INDEX IS OUT OF RANGE") || upper.contains("NOPERM");
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    StatefulRedisConnection<String, String> conn = connection;
+    if (conn != null) {
+      conn.close();
+    }
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+
+  @Override
+  public String toString() {
+    return "LettuceNodeClient{" + name + "}";
+  }
+}

@@ -1,0 +1,101 @@
+package io.redlock.lettuce;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.redlock.RedlockConfig;
+import io.redlock.RedlockConfigException;
+import io.redlock.internal.NodeUris;
+import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeTransport;
+import java.net.URI;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The default transport: one Lettuce connection per node over one set of shared client
+ * resources (event loops, timers), for {@code redis://} and {@code rediss://} (TLS) URIs with
+ * optional ACL user, password and database index.
+ *
+ * <p>Commands fail at once while a node is disconnected instead of queueing for a reconnect,
+ * and every command is bounded by the node timeout. Found by {@link java.util.ServiceLoader};
+ * {@link io.redlock.Redlock#create(RedlockConfig)} uses it without being asked.
+ *
+ * <p>Thread-safe.
+ */
+public final class LettuceTransport implements NodeTransport {
+  private static final Set<String> SCHEMES = Set.of("redis", "rediss");
+
+  private final ClientResources resources;
+  private final boolean ownsResources;
+
+  /** A transport with its own client resources, freed by {@link #close()}. */
+  public LettuceTransport() {
+    this(DefaultClientResources.create(), true);
+  }
+
+  /** A transport over client resources the caller shares with its own Lettuce clients. */
+  public LettuceTransport(ClientResources resources) {
+    this(resources, false);
+  }
+
+  private LettuceTransport(ClientResources resources, boolean ownsResources) {
+    this.resources = resources;
+    this.ownsResources = ownsResources;
+  }
+
+  @Override
+  public boolean supports(URI uri) {
+    return uri.getScheme() != null && SCHEMES.contains(uri.getScheme().toLowerCase());
+  }
+
+  @Override
+  public NodeClient open(String uri, RedlockConfig config) {
+    RedisURI redisUri;
+    try {
+      redisUri = RedisURI.create(uri);
+    } catch (RuntimeException e) {
+      throw new RedlockConfigException("node " + NodeUris.redact(uri)
+          + " is not accepted: it must be a URI such as redis://[user:password@]host[:port][/db]"
+          + " or rediss:// for TLS");
+    }
+    URI parsed = URI.create(uri);
+    if (parsed.getUserInfo() == null && config.password() != null) {
+      if (config.username() != null) {
+        redisUri.setAuthentication(config.username(), config.password());
+      } else {
+        redisUri.setAuthentication(config.password());
+      }
+    }
+    // Bounds the connection handshake (HELLO, AUTH, SELECT); commands get CommandTimeouts.
+    redisUri.setTimeout(config.connectTimeout());
+    RedisClient client = RedisClient.create(resources);
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(true)
+        // A lock request that waits for a reconnect is worse than a failed vote: by the time
+        // it runs, the attempt it belonged to was decided long ago.
+        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        .timeoutOptions(TimeoutOptions.builder()
+            .timeoutSource(new CommandTimeouts(config.nodeTimeout())).build())
+        .socketOptions(SocketOptions.builder()
+            .connectTimeout(config.connectTimeout())
+            .tcpNoDelay(true)
+            .build())
+        .build());
+    LettuceNodeClient node = new LettuceNodeClient(NodeUris.displayName(uri), client, redisUri,
+        resources);
+    node.connect();
+    return node;
+  }
+
+  @Override
+  public void close() {
+    if (ownsResources) {
+      resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.redlock.Lease;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.RedlockConfigException;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** ACL users and passwords: from the URI, from the configuration, and a wrong one. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class AclIT {
+  private static final String USER = "locker";
+  private static final String PASSWORD = "pa55-w0rd-never-shown";
+  private static RedisServers servers;
+
+  @BeforeAll
+  static void start() {
+    servers = RedisServers.builder().count(3).aclUser(USER, PASSWORD).start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  private static List<String> urisWith(String userInfo) {
+    List<String> uris = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      uris.add("redis://" + userInfo + "@" + servers.host() + ":" + servers.port(i));
+    }
+    return uris;
+  }
+
+  @Test
+  void credentialsInTheUriAreUsed() throws Exception {
+    RedlockConfig config = RedlockConfig.builder().nodes(urisWith(USER + ":" + PASSWORD)).build();
+    assertThat(config.toString()).doesNotContain(PASSWORD);
+    try (Redlock redlock = Redlock.create(config);
+        Lease lease = redlock.acquire("acl:uri", Duration.ofSeconds(10))) {
+      assertThat(servers.command(0, "GET", "acl:uri")).isEqualTo(lease.token());
+      assertThat(redlock.nodes()).allSatisfy(node -> assertThat(node).doesNotContain(PASSWORD));
+    }
+  }
+
+  @Test
+  void credentialsFromTheConfigurationAreUsed() throws Exception {
+    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
+        .username(USER).password(PASSWORD).build();
+    assertThat(config.toString()).doesNotContain(PASSWORD).contains("password=****");
+    try (Redlock redlock = Redlock.create(config);
+        Lease lease = redlock.acquire("acl:config", Duration.ofSeconds(10))) {
+      assertThat(servers.command(1, "GET", "acl:config")).isEqualTo(lease.token());
+    }
+  }
+
+  @Test
+  void aWrongPasswordIsAClearErrorNamingTheNodeWithoutThePassword() {
+    String wrong = "wrong-secret-123";
+    RedlockConfig config = RedlockConfig.builder().nodes(urisWith(USER + ":" + wrong)).build();
+    assertThatThrownBy(() -> Redlock.create(config))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("redis://" + servers.host() + ":" + servers.port(0))
+        .hasMessageContaining("refused")
+        .satisfies(e -> {
+          assertThat(e.getMessage()).doesNotContain(wrong).doesNotContain(PASSWORD);
+          assertThat(String.valueOf(e.getCause())).doesNotContain(wrong);
+        });
+  }
+
+  @Test
+  void noCredentialsAtAllIsRefusedToo() {
+    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
+        .connectTimeout(Duration.ofSeconds(5)).build();
+    assertThatThrownBy(() -> Redlock.create(config))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining(servers.uri(0));
+  }
+}

@@ -1,0 +1,161 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.redlock.Lease;
+import io.redlock.LockUnavailableException;
+import io.redlock.NodeOutcome;
+import io.redlock.NodeOutcome.Vote;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Nodes killed, paused and restarted under a running client: a fresh fleet per test. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FaultsIT {
+  private static final Duration TTL = Duration.ofSeconds(30);
+
+  private RedisServers servers;
+  private Redlock redlock;
+
+  @BeforeEach
+  void start() {
+    servers = RedisServers.start(5);
+    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris())
+        .retryCount(2).retryDelay(Duration.ofMillis(50)).retryJitter(Duration.ofMillis(20))
+        .build());
+  }
+
+  @AfterEach
+  void stop() {
+    if (redlock != null) {
+      redlock.close();
+    }
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  private static String resource() {
+    return "faults:" + UUID.randomUUID();
+  }
+
+  private Object get(int node, String key) {
+    return servers.command(node, "GET", key);
+  }
+
+  @Test
+  void twoOfFiveNodesKilledStillGrantTheLock() throws Exception {
+    servers.kill(0);
+    servers.kill(1);
+    String resource = resource();
+    try (Lease lease = redlock.acquire(resource, TTL)) {
+      assertThat(lease.isValid()).isTrue();
+      for (int i = 2; i < 5; i++) {
+        assertThat(get(i, resource)).isEqualTo(lease.token());
+      }
+    }
+    for (int i = 2; i < 5; i++) {
+      assertThat(get(i, resource)).isNull();
+    }
+  }
+
+  @Test
+  void threeOfFiveNodesKilledFailEveryAttemptAndLeaveNothingOnTheSurvivors() {
+    servers.kill(0);
+    servers.kill(1);
+    servers.kill(2);
+    String resource = resource();
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> redlock.acquire(resource, TTL))
+        .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
+          assertThat(e.attempts()).isEqualTo(3);
+          List<NodeOutcome> outcomes = e.lastOutcomes();
+          assertThat(outcomes.subList(0, 3)).extracting(NodeOutcome::vote)
+              .allMatch(vote -> vote == Vote.ERROR || vote == Vote.TIMEOUT
+                  || vote == Vote.PENDING);
+          assertThat(outcomes.subList(3, 5)).extracting(NodeOutcome::vote)
+              .allMatch(vote -> vote == Vote.GRANTED || vote == Vote.PENDING);
+        });
+    System.out.printf("3 of 5 killed: 3 attempts failed in %d ms%n",
+        (System.nanoTime() - start) / 1_000_000);
+    assertThat(get(3, resource)).isNull();
+    assertThat(get(4, resource)).isNull();
+  }
+
+  @Test
+  void aPausedNodeCostsAtMostTheNodeTimeout() throws Exception {
+    String resource = resource();
+    servers.pause(0);
+    servers.pause(1);
+    try {
+      // Two paused: the three others make the quorum without waiting for them.
+      try (Lease lease = redlock.acquire(resource, TTL)) {
+        assertThat(lease.isValid()).isTrue();
+      }
+      // Three paused: no majority; the attempt ends when the node timeout says so.
+      servers.pause(2);
+      try (Redlock once = Redlock.create(RedlockConfig.builder().nodes(servers.uris())
+          .retryCount(0).connectTimeout(Duration.ofMillis(200)).build())) {
+        assertThatThrownBy(() -> once.acquire(resource, TTL))
+            .isInstanceOfSatisfying(LockUnavailableException.class, e ->
+                assertThat(e.lastOutcomes().subList(0, 3))
+                    .allSatisfy(outcome -> {
+                      assertThat(outcome.vote()).isIn(Vote.TIMEOUT, Vote.ERROR);
+                    }));
+      }
+    } finally {
+      servers.resume(0);
+      servers.resume(1);
+      servers.resume(2);
+    }
+    // the requests held by the paused nodes run now, each followed by its release
+    for (int i = 0; i < 5; i++) {
+      awaitNoKey(i, resource);
+    }
+  }
+
+  @Test
+  void scriptsStillWorkAfterANodeRestart() throws Exception {
+    String a = resource();
+    String b = resource();
+    for (int i = 0; i < 5; i++) {
+      servers.restart(i); // empty: no keys, no scripts
+    }
+    // Lettuce reconnects in the background; the retries absorb the wait.
+    Optional<Lease> lease = Optional.empty();
+    for (int tries = 0; tries < 100 && lease.isEmpty(); tries++) {
+      lease = redlock.tryAcquire(List.of(a, b), TTL);
+      if (lease.isEmpty()) {
+        Thread.sleep(100);
+      }
+    }
+    assertThat(lease).isPresent();
+    assertThat(lease.get().extend(Duration.ofSeconds(40))).isTrue();
+    lease.get().release();
+    for (int i = 0; i < 5; i++) {
+      assertThat(get(i, a)).isNull();
+      assertThat(get(i, b)).isNull();
+    }
+  }
+
+  private void awaitNoKey(int node, String key) throws InterruptedException {
+    // A resumed process answers the backlog in its own time; far less than the 30 s ttl that
+    // would otherwise remove the key, so a key still there after 5 s is a real leftover.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    while (get(node, key) != null && System.nanoTime() - deadline < 0) {
+      Thread.sleep(20);
+    }
+    assertThat(get(node, key)).as("key on node %d", node).isNull();
+  }
+}

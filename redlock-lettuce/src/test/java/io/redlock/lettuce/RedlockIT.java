@@ -1,0 +1,256 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.redlock.Lease;
+import io.redlock.LeaseLostException;
+import io.redlock.LockUnavailableException;
+import io.redlock.NodeOutcome;
+import io.redlock.NodeOutcome.Vote;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The library end to end over five real, healthy redis-server processes. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RedlockIT {
+  private static RedisServers servers;
+  private static Redlock redlock;
+
+  @BeforeAll
+  static void start() {
+    servers = RedisServers.start(5);
+    redlock = Redlock.create(config().build());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redlock != null) {
+      redlock.close();
+    }
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  static RedlockConfig.Builder config() {
+    return RedlockConfig.builder().nodes(servers.uris());
+  }
+
+  private static String resource() {
+    return "it:" + UUID.randomUUID();
+  }
+
+  private static int holding(String key, String value) {
+    int count = 0;
+    for (int i = 0; i < servers.size(); i++) {
+      if (value.equals(servers.command(i, "GET", key))) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private static int holdingAny(String key) {
+    int count = 0;
+    for (int i = 0; i < servers.size(); i++) {
+      if (servers.command(i, "GET", key) != null) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  @Test
+  void aLeaseIsTheTokenUnderTheResourceNameOnEveryNode() throws Exception {
+    String resource = resource();
+    try (Lease lease = redlock.acquire(resource, Duration.ofSeconds(10))) {
+      assertThat(holding(resource, lease.token())).isEqualTo(5);
+      long pttl = (Long) servers.command(0, "PTTL", resource);
+      assertThat(pttl).isBetween(1L, 10_000L);
+      assertThat(lease.isValid()).isTrue();
+    }
+    assertThat(holdingAny(resource)).isZero();
+  }
+
+  @Test
+  void twoClientsWithEightThreadsEachNeverOverlap() throws Exception {
+    String resource = resource();
+    RedlockConfig fast = config().ttl(Duration.ofSeconds(5)).retryCount(100_000)
+        .maxWait(Duration.ofMinutes(2)).retryDelay(Duration.ofMillis(2))
+        .retryJitter(Duration.ofMillis(2)).build();
+    int total = 10_000;
+    AtomicInteger remaining = new AtomicInteger(total);
+    AtomicInteger inside = new AtomicInteger();
+    AtomicInteger overlaps = new AtomicInteger();
+    AtomicInteger invalidUses = new AtomicInteger();
+    AtomicLong acquired = new AtomicLong();
+    try (Redlock first = Redlock.create(fast); Redlock second = Redlock.create(fast)) {
+      ExecutorService pool = Executors.newFixedThreadPool(16);
+      CountDownLatch startGate = new CountDownLatch(1);
+      List<Future<?>> workers = new ArrayList<>();
+      for (int t = 0; t < 16; t++) {
+        Redlock client = t % 2 == 0 ? first : second;
+        workers.add(pool.submit(() -> {
+          startGate.await();
+          while (remaining.getAndDecrement() > 0) {
+            try (Lease lease = client.acquire(resource, Duration.ofSeconds(5))) {
+              if (inside.incrementAndGet() != 1) {
+                overlaps.incrementAndGet();
+              }
+              if (!lease.isValid()) {
+                invalidUses.incrementAndGet();
+              }
+              acquired.incrementAndGet();
+              inside.decrementAndGet();
+            }
+          }
+          return null;
+        }));
+      }
+      startGate.countDown();
+      for (Future<?> worker : workers) {
+        worker.get();
+      }
+      pool.shutdown();
+    }
+    assertThat(acquired.get()).isEqualTo(total);
+    assertThat(overlaps.get()).isZero();
+    assertThat(invalidUses.get()).isZero();
+    // failed attempts were undone everywhere, granted leases released: nothing is left
+    assertThat(holdingAny(resource)).isZero();
+  }
+
+  @Test
+  void releaseNeverDeletesAKeyAnotherHolderSetAfterOurLeaseExpired() throws Exception {
+    String resource = resource();
+    Lease lease = redlock.acquire(resource, Duration.ofMillis(200));
+    while (holdingAny(resource) > 0) {
+      Thread.sleep(20); // our keys expire by the nodes' clocks
+    }
+    assertThat(lease.isValid()).isFalse();
+    for (int i = 0; i < 5; i++) {
+      servers.command(i, "SET", resource, "other-holder", "NX", "PX", "30000");
+    }
+    lease.release();
+    assertThat(holding(resource, "other-holder")).isEqualTo(5);
+  }
+
+  @Test
+  void anExtensionKeepsTheLockPastItsFirstTtl() throws Exception {
+    String resource = resource();
+    try (Lease lease = redlock.acquire(resource, Duration.ofMillis(500))) {
+      assertThat(lease.extend(Duration.ofSeconds(5))).isTrue();
+      Thread.sleep(700); // past the first ttl
+      assertThat(lease.isValid()).isTrue();
+      assertThat(holding(resource, lease.token())).isEqualTo(5);
+      assertThat(redlock.tryAcquire(resource, Duration.ofSeconds(1))).isEmpty();
+    }
+  }
+
+  @Test
+  void extendingAnExpiredLeaseFailsAndMarksItLostWithoutRecreatingKeys() throws Exception {
+    String resource = resource();
+    Lease lease = redlock.acquire(resource, Duration.ofMillis(200));
+    while (holdingAny(resource) > 0) {
+      Thread.sleep(20);
+    }
+    assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(10)))
+        .isInstanceOf(LeaseLostException.class);
+    assertThat(lease.state()).isEqualTo(Lease.State.LOST);
+    assertThat(lease.isValid()).isFalse();
+    assertThat(holdingAny(resource)).isZero();
+  }
+
+  @Test
+  void autoExtensionKeepsAWithLockActionSafeForThreeTtls() throws Exception {
+    String resource = resource();
+    Duration ttl = Duration.ofMillis(400);
+    AtomicInteger checks = new AtomicInteger();
+    try (Redlock rival = Redlock.create(config().retryCount(0).build())) {
+      redlock.withLock(resource, ttl, lease -> {
+        long end = System.nanoTime() + ttl.multipliedBy(3).toNanos();
+        while (System.nanoTime() - end < 0) {
+          lease.ensureValid();
+          try {
+            assertThat(rival.tryAcquire(resource, ttl)).isEmpty();
+            Thread.sleep(50);
+          } catch (InterruptedException e) {
+            throw new AssertionError(e);
+          }
+          checks.incrementAndGet();
+        }
+        assertThat(lease.isValid()).isTrue();
+      });
+    }
+    assertThat(checks.get()).isGreaterThan(5);
+    assertThat(holdingAny(resource)).isZero();
+  }
+
+  @Test
+  void aKeySetByAnotherClientOnAMajorityBlocksUs() throws Exception {
+    String resource = resource();
+    for (int i = 0; i < 3; i++) {
+      servers.command(i, "SET", resource, "another-client", "NX", "PX", "30000");
+    }
+    assertThat(redlock.tryAcquire(resource, Duration.ofSeconds(5))).isEmpty();
+    try (Redlock patient = Redlock.create(config().retryCount(2).build())) {
+      assertThatThrownBy(() -> patient.acquire(resource, Duration.ofSeconds(5)))
+          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
+            assertThat(e.attempts()).isEqualTo(3);
+            // decided as soon as three TAKEN answers came: nodes 3 and 4 may not have answered
+            assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+                .startsWith(Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
+            assertThat(e.lastOutcomes().subList(3, 5)).extracting(NodeOutcome::vote)
+                .allMatch(vote -> vote == Vote.GRANTED || vote == Vote.PENDING);
+          });
+    }
+    assertThat(holding(resource, "another-client")).isEqualTo(3);
+    assertThat(holdingAny(resource)).isEqualTo(3); // our grants on nodes 3 and 4 were undone
+  }
+
+  @Test
+  void scriptsStillWorkAfterScriptFlush() throws Exception {
+    String a = resource();
+    String b = resource();
+    for (int i = 0; i < 5; i++) {
+      servers.command(i, "SCRIPT", "FLUSH");
+    }
+    // several resources go through the lock script; extension and release through theirs
+    try (Lease lease = redlock.acquire(List.of(a, b), Duration.ofSeconds(10))) {
+      assertThat(holding(a, lease.token())).isEqualTo(5);
+      assertThat(holding(b, lease.token())).isEqualTo(5);
+      for (int i = 0; i < 5; i++) {
+        servers.command(i, "SCRIPT", "FLUSH");
+      }
+      assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
+      assertThat((Long) servers.command(0, "PTTL", a)).isGreaterThan(10_000L);
+      for (int i = 0; i < 5; i++) {
+        servers.command(i, "SCRIPT", "FLUSH");
+      }
+    }
+    assertThat(holdingAny(a) + holdingAny(b)).isZero();
+  }
+
+  @Test
+  void createFindsTheLettuceTransportOnTheClassPath() {
+    assertThat(redlock.nodes()).containsExactlyElementsOf(servers.uris());
+    assertThat(redlock.quorum()).isEqualTo(3);
+  }
+}
