@@ -7,7 +7,6 @@ import io.redlock.NodeOutcome.Vote;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -16,17 +15,6 @@ class AcquireTest {
   private static final Duration TTL = Duration.ofSeconds(10);
   private static final Duration MS = Duration.ofMillis(1);
 
-  private static Throwable failure(CompletableFuture<?> future) {
-    assertThat(future).isCompletedExceptionally();
-    try {
-      future.get();
-      throw new AssertionError("not failed");
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (InterruptedException e) {
-      throw new AssertionError(e);
-    }
-  }
 
   @Test
   void succeedsWithExactlyAQuorumOfGrants() {
@@ -45,7 +33,7 @@ class AcquireTest {
       c.node(i).put("r", "other", TTL);
     }
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
-    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.attempts()).isEqualTo(1);
     assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
         .containsExactly(Vote.GRANTED, Vote.GRANTED, Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
@@ -103,7 +91,7 @@ class AcquireTest {
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     c.time.advance(Duration.ofMillis(2));
     // three taken: the two paused nodes cannot make a majority; decided before the timeout
-    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(2));
     assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
         .containsExactly(Vote.PENDING, Vote.PENDING, Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
@@ -135,7 +123,7 @@ class AcquireTest {
     c.time.advance(Duration.ofMillis(49));
     assertThat(lease).isNotDone();
     c.time.advance(MS);
-    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(50));
     assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
         .containsExactly(Vote.ERROR, Vote.TIMEOUT, Vote.TIMEOUT, Vote.GRANTED, Vote.GRANTED);
@@ -153,7 +141,7 @@ class AcquireTest {
     }
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", ttl);
     c.time.advance(Duration.ofMillis(97));
-    Throwable e = failure(lease);
+    Throwable e = SimCluster.failure(lease);
     assertThat(e).isInstanceOf(LockUnavailableException.class)
         .hasMessageContaining("after the validity");
     c.time.advance(Duration.ofMillis(97)); // the releases travel as slowly
@@ -180,7 +168,7 @@ class AcquireTest {
     c.node(4).pause();
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     c.time.advance(Duration.ofMillis(50));
-    assertThat(failure(lease)).isInstanceOf(LockUnavailableException.class);
+    assertThat(SimCluster.failure(lease)).isInstanceOf(LockUnavailableException.class);
     assertThat(c.node(0).valueOf("r")).isNull();
     assertThat(c.node(1).valueOf("r")).isNull();
     // the paused nodes wake up: each runs the held SET, then the release sent after it
@@ -200,7 +188,7 @@ class AcquireTest {
     }
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     c.time.advanceInSteps(Duration.ofSeconds(2), Duration.ofMillis(10));
-    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.attempts()).isEqualTo(4);
     assertThat(c.node(0).lockRequests()).isEqualTo(4);
   }
@@ -215,7 +203,7 @@ class AcquireTest {
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     c.time.advanceInSteps(Duration.ofSeconds(2), Duration.ofMillis(10));
     // attempts at 0, 100 and 200 ms; one at 300 ms would start past the 250 ms budget
-    LockUnavailableException e = (LockUnavailableException) failure(lease);
+    LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.attempts()).isEqualTo(3);
     assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(200));
   }

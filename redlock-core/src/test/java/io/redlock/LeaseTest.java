@@ -7,7 +7,6 @@ import io.redlock.sim.SimulatedNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -27,17 +26,6 @@ class LeaseTest {
     return c.redlock.acquireAsync("r", ttl).join();
   }
 
-  private static Throwable failure(CompletableFuture<?> future) {
-    assertThat(future).isCompletedExceptionally();
-    try {
-      future.get();
-      throw new AssertionError("not failed");
-    } catch (ExecutionException e) {
-      return e.getCause();
-    } catch (InterruptedException e) {
-      throw new AssertionError(e);
-    }
-  }
 
   private static int extendRequests(SimCluster c) {
     int total = 0;
@@ -199,7 +187,7 @@ class LeaseTest {
     CompletableFuture<Boolean> extended = lease.extendAsync(ttl);
     c.time.advance(Duration.ofMillis(45));
 
-    assertThat(failure(extended)).isInstanceOf(LeaseLostException.class)
+    assertThat(SimCluster.failure(extended)).isInstanceOf(LeaseLostException.class)
         .hasMessageContaining("after the validity");
     assertLost(lease);
     c.time.advance(Duration.ofMillis(45)); // the compare-and-deletes land

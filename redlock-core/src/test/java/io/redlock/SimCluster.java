@@ -1,11 +1,15 @@
 package io.redlock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.redlock.sim.FakeTime;
 import io.redlock.sim.SimulatedNode;
 import io.redlock.spi.NodeClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.UnaryOperator;
 
 /** A {@link Redlock} over simulated nodes on a fake clock, for the algorithm's unit tests. */
@@ -52,6 +56,19 @@ final class SimCluster {
       }
     }
     return count;
+  }
+
+  /** The exception a future completed with; fails the test if it did not fail. */
+  static Throwable failure(CompletableFuture<?> future) {
+    assertThat(future).isCompletedExceptionally();
+    try {
+      future.get();
+      throw new AssertionError("not failed");
+    } catch (ExecutionException e) {
+      return e.getCause();
+    } catch (InterruptedException e) {
+      throw new AssertionError(e);
+    }
   }
 
   int totalLockRequests() {

@@ -181,7 +181,7 @@ class RedlockIT {
   @Test
   void autoExtensionKeepsAWithLockActionSafeForThreeTtls() throws Exception {
     String resource = resource();
-    Duration ttl = Duration.ofMillis(400);
+    Duration ttl = Duration.ofSeconds(1);
     AtomicInteger checks = new AtomicInteger();
     try (Redlock rival = Redlock.create(config().retryCount(0).build())) {
       redlock.withLock(resource, ttl, lease -> {
