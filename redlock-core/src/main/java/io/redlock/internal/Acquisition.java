@@ -77,6 +77,14 @@ final class Acquisition {
     if (decision.reached() && Validity.isValidAt(validUntil, decision.atNanos())) {
       HeldLease lease = new HeldLease(engine, resources, keys, token, ttlMillis, validUntil);
       engine.track(lease);
+      if (engine.isClosed()) {
+        // Granted while the Redlock closed. close() sets its flag before it releases the
+        // tracked leases, and this checks the flag after tracking: one of the two sees the
+        // other, so the lease is released either there or here (releasing is idempotent).
+        lease.releaseAsync();
+        result.completeExceptionally(new IllegalStateException("this Redlock is closed"));
+        return;
+      }
       if (log.isDebugEnabled()) {
         log.debug("acquired resource={} attempt={} validFor={} outcomes={}", resources, attempts,
             Durations.formatNanos(validUntil - decision.atNanos()), decision.outcomes());

@@ -1,5 +1,6 @@
 package io.redlock.internal;
 
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -36,13 +37,21 @@ public final class SystemTimeSource implements TimeSource, AutoCloseable {
 
   @Override
   public Cancellable schedule(Runnable task, long delayNanos) {
-    ScheduledFuture<?> future = timer.schedule(() -> {
-      try {
-        task.run();
-      } catch (RuntimeException | Error e) {
-        log.error("timer task failed", e);
-      }
-    }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    ScheduledFuture<?> future;
+    try {
+      future = timer.schedule(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException | Error e) {
+          log.error("timer task failed", e);
+        }
+      }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // Closed: the Redlock that owns this timer closed its node clients first, so every
+      // request still being made (a late release) fails at once and needs no timeout.
+      log.debug("timer closed, task dropped");
+      return () -> { };
+    }
     return () -> future.cancel(false);
   }
 
