@@ -96,8 +96,9 @@ public interface Lease extends AutoCloseable {
   /**
    * Calls {@code listener} once when this lease becomes lost (at once, if it already is). The
    * lease watches its own deadline from now on, so the call comes even if nobody looks. The
-   * listener runs on a library thread and must return quickly; it is never called for a lease
-   * that was released while valid.
+   * listener runs on a library callback thread, never on the timer or a transport thread, so
+   * it may block (for example to acquire again); it is never called for a lease that was
+   * released while valid.
    */
   void onLost(Consumer<? super LeaseLostException> listener);
 

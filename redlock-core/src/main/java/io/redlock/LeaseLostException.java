@@ -18,6 +18,15 @@ public final class LeaseLostException extends RedlockException {
     this.resources = List.copyOf(resources);
   }
 
+  /**
+   * The same loss, thrown again: a new exception, with this thread's stack trace and the
+   * first report of the loss as its cause.
+   */
+  public LeaseLostException(LeaseLostException first) {
+    super(first.getMessage(), first);
+    this.resources = first.resources;
+  }
+
   /** The resources the lost lease covered. */
   public List<String> resources() {
     return resources;

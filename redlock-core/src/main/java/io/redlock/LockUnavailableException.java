@@ -8,8 +8,12 @@ import java.util.List;
  *
  * <p>It carries what each node answered in the last attempt, so that "held by another client"
  * (mostly {@link NodeOutcome.Vote#TAKEN}) can be told apart from "too many nodes are down"
- * (mostly {@link NodeOutcome.Vote#TIMEOUT} or {@link NodeOutcome.Vote#ERROR}). Nothing is left
- * locked on any node when it is thrown: every attempt that failed was undone on all nodes.
+ * (mostly {@link NodeOutcome.Vote#TIMEOUT} or {@link NodeOutcome.Vote#ERROR}).
+ *
+ * <p>Every failed attempt was undone on all nodes, and this is thrown only after the undoing
+ * of the last one settled: every node that answered has deleted what the attempts set. A node
+ * that did not answer in time may still hold such a key until its ttl runs out; it holds a
+ * random token nobody else knows, so it only delays other clients, never misleads them.
  */
 public final class LockUnavailableException extends RedlockException {
   private static final long serialVersionUID = 1L;

@@ -16,8 +16,12 @@ import java.util.Random;
 import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -55,13 +59,16 @@ public final class Redlock implements AutoCloseable {
   private final List<NodeClient> clients;
   private final List<NodeTransport> ownedTransports;
   private final SystemTimeSource ownedTime;
+  private final ExecutorService ownedCallbacks;
 
   private Redlock(LockEngine engine, List<NodeClient> clients,
-      List<NodeTransport> ownedTransports, SystemTimeSource ownedTime) {
+      List<NodeTransport> ownedTransports, SystemTimeSource ownedTime,
+      ExecutorService ownedCallbacks) {
     this.engine = engine;
     this.clients = clients;
     this.ownedTransports = ownedTransports;
     this.ownedTime = ownedTime;
+    this.ownedCallbacks = ownedCallbacks;
   }
 
   /**
@@ -139,20 +146,35 @@ public final class Redlock implements AutoCloseable {
       time.close();
       throw e;
     }
-    LockEngine engine = new LockEngine(config, clients, time, new Random());
+    ExecutorService callbacks = callbackExecutor();
+    LockEngine engine = new LockEngine(config, clients, time, new Random(), callbacks);
     log.info("Redlock ready: nodes={} quorum={}", clients.size(), engine.quorum());
     log.debug("configuration: {}", config);
-    return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time);
+    return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time, callbacks);
+  }
+
+  /**
+   * Threads for what callers run on the library's futures and listeners: a cached pool, so a
+   * callback that blocks takes a thread of its own instead of one the algorithm needs.
+   */
+  private static ExecutorService callbackExecutor() {
+    AtomicInteger count = new AtomicInteger();
+    return Executors.newCachedThreadPool(runnable -> {
+      Thread thread = new Thread(runnable, "redlock-callback-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    });
   }
 
   /**
    * Creates an instance over node clients that the caller supplies and keeps ownership of,
-   * on the given clock and timer. For tests and simulations; not part of the supported API.
+   * on the given clock, timer and callback executor. For tests and simulations; not part of
+   * the supported API.
    */
   static Redlock over(RedlockConfig config, List<NodeClient> clients, TimeSource time,
-      Random random) {
-    return new Redlock(new LockEngine(config, clients, time, random), List.of(), List.of(),
-        null);
+      Random random, Executor callbacks) {
+    return new Redlock(new LockEngine(config, clients, time, random, callbacks), List.of(),
+        List.of(), null, null);
   }
 
   private static void awaitConnections(RedlockConfig config, List<NodeClient> clients) {
@@ -259,7 +281,8 @@ public final class Redlock implements AutoCloseable {
    * timeout.
    *
    * @return the lease, or empty if a majority did not grant it in time (held by another
-   *     client, or too few nodes answered); nothing is left locked then
+   *     client, or too few nodes answered); the attempt was undone on every node then, as
+   *     for {@link LockUnavailableException}
    * @throws IllegalArgumentException if a resource name or the ttl is not accepted
    * @throws IllegalStateException if this instance is closed
    * @throws InterruptedException if interrupted while waiting; nothing is left locked
@@ -281,13 +304,15 @@ public final class Redlock implements AutoCloseable {
   /**
    * Like {@link #acquire(Collection, Duration)}, without blocking any thread: the future
    * completes with the lease, or exceptionally with {@link LockUnavailableException}.
-   * Cancelling the future stops the retries and releases a lease granted meanwhile.
+   * Cancelling the future stops the retries and releases a lease granted meanwhile. It
+   * completes on a library callback thread, never on the timer or a transport thread, so
+   * dependent actions may block.
    *
    * @throws IllegalArgumentException if a resource name or the ttl is not accepted
    * @throws IllegalStateException if this instance is closed
    */
   public CompletableFuture<Lease> acquireAsync(Collection<String> resources, Duration ttl) {
-    return engine.acquire(resources, ttl, true);
+    return engine.acquireAsync(resources, ttl);
   }
 
   /**
@@ -322,23 +347,29 @@ public final class Redlock implements AutoCloseable {
     try {
       lease.autoExtend();
       result = action.apply(lease);
-    } catch (RuntimeException | Error e) {
+    } catch (Throwable t) { // also what a "sneaky" checked exception throws
+      boolean lost = lease.state() == Lease.State.LOST;
       lease.release();
-      if (lease.state() == Lease.State.LOST) {
-        try {
-          lease.ensureValid();
-        } catch (LeaseLostException lost) {
-          e.addSuppressed(lost);
-        }
+      if (lost && !(t instanceof LeaseLostException)) {
+        t.addSuppressed(lostError(lease));
       }
-      throw e;
+      throw t;
     }
     boolean lost = lease.state() == Lease.State.LOST;
     lease.release();
     if (lost) {
-      lease.ensureValid(); // throws the cause
+      throw lostError(lease);
     }
     return result;
+  }
+
+  private static LeaseLostException lostError(Lease lost) {
+    try {
+      lost.ensureValid();
+    } catch (LeaseLostException e) {
+      return e;
+    }
+    return new LeaseLostException(lost.resources(), "it was lost while the action ran");
   }
 
   /** The configuration this instance runs with. */
@@ -367,7 +398,10 @@ public final class Redlock implements AutoCloseable {
   @Override
   public void close() {
     try {
-      engine.close().get(engine.config().nodeTimeout().toNanos() * 4, TimeUnit.NANOSECONDS);
+      // Releases of live leases and cleanups still in flight: each round ends by itself after
+      // one node timeout; the bound only guards against a timer that cannot run.
+      engine.close().get(engine.config().nodeTimeout().toNanos() * 4 + 100_000_000L,
+          TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
@@ -378,6 +412,9 @@ public final class Redlock implements AutoCloseable {
     if (ownedTime != null) {
       ownedTime.close();
     }
+    if (ownedCallbacks != null) {
+      ownedCallbacks.shutdown();
+    }
   }
 
   private static Lease await(CompletableFuture<Lease> future) throws InterruptedException {
@@ -385,7 +422,7 @@ public final class Redlock implements AutoCloseable {
       return future.get();
     } catch (InterruptedException e) {
       if (!future.cancel(false) && !future.isCompletedExceptionally()) {
-        future.join().releaseAsync(); // granted just before the interrupt
+        future.join().release(); // granted just before the interrupt
       }
       throw e;
     } catch (ExecutionException e) {

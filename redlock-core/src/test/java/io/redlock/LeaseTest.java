@@ -188,7 +188,7 @@ class LeaseTest {
     c.time.advance(Duration.ofMillis(45));
 
     assertThat(SimCluster.failure(extended)).isInstanceOf(LeaseLostException.class)
-        .hasMessageContaining("after the validity");
+        .hasMessageContaining("validity ran out");
     assertLost(lease);
     c.time.advance(Duration.ofMillis(45)); // the compare-and-deletes land
     assertThat(c.holding("r")).isZero();

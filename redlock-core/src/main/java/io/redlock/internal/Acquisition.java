@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * scheduled after a random delay.
  *
  * <p>Note on concurrency: attempts never overlap. An attempt's decision schedules the next one
- * on the timer; cancellation of {@link #start() the result} is checked when a decision arrives
- * and when the timer fires, and a lease granted after cancellation is released at once.
+ * on the timer; cancellation of {@link #start() the result} (or {@link #abort()} at close) is
+ * checked when a decision arrives and when the timer fires, and a lease granted after that is
+ * released at once.
  */
 final class Acquisition {
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
@@ -48,8 +49,8 @@ final class Acquisition {
   CompletableFuture<Lease> start() {
     result.whenComplete((lease, error) -> {
       TimeSource.Cancellable pending = nextAttempt;
-      if (result.isCancelled() && pending != null) {
-        pending.cancel();
+      if (pending != null && error != null) {
+        pending.cancel(); // cancelled or aborted between attempts
       }
     });
     startNanos = engine.time().nanoTime();
@@ -57,12 +58,21 @@ final class Acquisition {
     return result;
   }
 
+  /** Stops this acquisition because the engine closed; an attempt in flight cleans up. */
+  void abort() {
+    result.completeExceptionally(new IllegalStateException("this Redlock is closed"));
+    TimeSource.Cancellable pending = nextAttempt;
+    if (pending != null) {
+      pending.cancel();
+    }
+  }
+
   private void attempt() {
     if (result.isDone()) {
       return;
     }
     if (engine.isClosed()) {
-      result.completeExceptionally(new IllegalStateException("this Redlock is closed"));
+      abort();
       return;
     }
     attempts++;
@@ -81,7 +91,7 @@ final class Acquisition {
         // Granted while the Redlock closed. close() sets its flag before it releases the
         // tracked leases, and this checks the flag after tracking: one of the two sees the
         // other, so the lease is released either there or here (releasing is idempotent).
-        lease.releaseAsync();
+        lease.releaseInternal();
         result.completeExceptionally(new IllegalStateException("this Redlock is closed"));
         return;
       }
@@ -90,11 +100,11 @@ final class Acquisition {
             Durations.formatNanos(validUntil - decision.atNanos()), decision.outcomes());
       }
       if (!result.complete(lease)) {
-        lease.releaseAsync(); // cancelled while the attempt was in flight
+        lease.releaseInternal(); // cancelled while the attempt was in flight
       }
       return;
     }
-    engine.releaseEverywhere(resources, keys, token);
+    CompletableFuture<Void> cleanup = engine.releaseEverywhere(resources, keys, token);
     String reason = decision.reached()
         ? "a majority granted, but only after the validity (ttl minus drift) had run out"
         : "a majority (" + engine.quorum() + " of " + engine.nodes().size() + ") was not reached";
@@ -110,7 +120,7 @@ final class Acquisition {
     long maxWaitNanos = engine.config().maxWait().toNanos();
     boolean budgetLeft = retry && attempts <= engine.config().retryCount()
         && (now + delay) - startNanos <= maxWaitNanos;
-    if (budgetLeft) {
+    if (budgetLeft && !engine.isClosed()) {
       nextAttempt = engine.time().schedule(this::attempt, delay);
       if (result.isDone()) {
         nextAttempt.cancel(); // cancelled between the check above and the scheduling
@@ -124,7 +134,10 @@ final class Acquisition {
       log.warn("could not acquire resource={}: node errors or timeouts denied the majority;"
           + " outcomes={}", resources, decision.outcomes());
     }
-    result.completeExceptionally(new LockUnavailableException(resources, attempts,
-        Duration.ofNanos(now - startNanos), reason, decision.outcomes()));
+    LockUnavailableException unavailable = new LockUnavailableException(resources, attempts,
+        Duration.ofNanos(now - startNanos), reason, decision.outcomes());
+    // Report the failure once the cleanup round has settled: every node that answers has
+    // then deleted what this attempt set, so the caller does not find its own leftovers.
+    cleanup.whenComplete((ignored, error) -> result.completeExceptionally(unavailable));
   }
 }

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,10 +19,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Note on concurrency: {@code state}, {@code deadline}, the watchdog task and the listeners
  * change only under this object's monitor; {@code state} and {@code deadline} are volatile so
- * that {@link #isValid()} reads them without locking. Network requests are sent and listeners
- * are called outside the monitor. Extensions are chained so that at most one is in flight: a
- * failed extension shortens the deadline to what the nodes it may have reached guarantee, and
- * two at once could not compute that.
+ * that {@link #isValid()} reads them without locking. A lease becomes lost by expiry only
+ * after the deadline is read again under the monitor, so an extension that moved it cannot be
+ * undone by a reader that saw the old one; and an extension is accepted only if its quorum
+ * came before the old deadline by the clock read under the monitor, so nobody can have seen
+ * the lease invalid in between. Network requests are sent, and listeners run, outside the
+ * monitor; listeners run on the engine's callback executor, never on the timer thread.
+ * Extensions are chained so that at most one is in flight: a failed extension shortens the
+ * deadline to what the nodes it may have reached guarantee, and two at once could not
+ * compute that.
  */
 final class HeldLease implements Lease {
   private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
@@ -65,23 +72,16 @@ final class HeldLease implements Lease {
 
   @Override
   public State state() {
-    if (state == State.HELD && !Validity.isValidAt(deadline, time.nanoTime())) {
-      expire();
-    }
+    isValid(); // a held lease past its deadline becomes lost here
     return state;
   }
 
   @Override
   public Duration remaining() {
-    if (state != State.HELD) {
+    if (!isValid()) {
       return Duration.ZERO;
     }
-    long left = deadline - time.nanoTime();
-    if (left <= 0) {
-      expire();
-      return Duration.ZERO;
-    }
-    return Duration.ofNanos(left);
+    return Duration.ofNanos(Math.max(0, deadline - time.nanoTime()));
   }
 
   @Override
@@ -92,8 +92,12 @@ final class HeldLease implements Lease {
     if (Validity.isValidAt(deadline, time.nanoTime())) {
       return true;
     }
-    expire();
-    return false;
+    return !expireIfDue();
+  }
+
+  /** True if the lease is past its deadline when looked at under the monitor (and now lost). */
+  boolean isPastDeadline() {
+    return !Validity.isValidAt(deadline, time.nanoTime());
   }
 
   @Override
@@ -102,10 +106,10 @@ final class HeldLease implements Lease {
       return;
     }
     synchronized (this) {
-      if (state == State.RELEASED) {
-        throw new IllegalStateException("lease on " + describe() + " was released");
+      if (lostCause != null) {
+        throw new LeaseLostException(lostCause);
       }
-      throw lostCause;
+      throw new IllegalStateException("lease on " + describe() + " was released");
     }
   }
 
@@ -120,7 +124,13 @@ final class HeldLease implements Lease {
 
   @Override
   public CompletableFuture<Boolean> extendAsync(Duration ttl) {
+    return engine.handOff(extendInternal(ttl));
+  }
+
+  /** Like {@link #extendAsync}, completing on whatever thread decides. */
+  CompletableFuture<Boolean> extendInternal(Duration ttl) {
     long newTtlMillis = engine.checkTtl(ttl);
+    engine.noteTtl(newTtlMillis);
     CompletableFuture<Boolean> previous;
     CompletableFuture<Boolean> next = new CompletableFuture<>();
     synchronized (this) {
@@ -147,75 +157,76 @@ final class HeldLease implements Lease {
     long previousDeadline;
     synchronized (this) {
       if (state == State.RELEASED) {
-        return CompletableFuture.failedFuture(
-            new IllegalStateException("lease on " + describe() + " was released"));
+        return CompletableFuture.failedFuture(releasedError());
       }
       if (state == State.LOST) {
-        return CompletableFuture.failedFuture(lostCause);
+        return CompletableFuture.failedFuture(new LeaseLostException(lostCause));
       }
       previousDeadline = deadline;
     }
     if (!Validity.isValidAt(previousDeadline, start)) {
-      return CompletableFuture.failedFuture(expire());
+      expireIfDue();
+      return CompletableFuture.failedFuture(lostError());
     }
     Round round = engine.round(node -> node.extend(keys, token, newTtlMillis));
-    return round.decision().thenApply(result -> extended(result, start, newTtlMillis,
-        previousDeadline));
+    return round.decision().thenApply(result -> extended(result, start, newTtlMillis));
   }
 
-  private boolean extended(Round.Result result, long start, long newTtlMillis,
-      long previousDeadline) {
+  private boolean extended(Round.Result result, long start, long newTtlMillis) {
     long newDeadline = Validity.validUntil(start, newTtlMillis, engine.config().driftFactor());
     String lostReason;
     synchronized (this) {
       if (state == State.RELEASED) {
-        throw new IllegalStateException("lease on " + describe() + " was released");
+        throw releasedError();
       }
       if (state == State.LOST) {
-        throw lostCause;
+        throw new LeaseLostException(lostCause);
       }
-      if (result.reached()) {
-        if (Validity.isValidAt(previousDeadline, result.atNanos())
-            && Validity.isValidAt(newDeadline, result.atNanos())) {
+      long now = time.nanoTime();
+      if (!Validity.isValidAt(deadline, now)) {
+        lostReason = "its validity ran out before the extension was confirmed";
+      } else if (result.reached()) {
+        if (Validity.isValidAt(newDeadline, now)) {
           deadline = newDeadline;
           ttlMillis = newTtlMillis;
           scheduleWatchLocked();
           log.debug("extended resource={} validFor={}", resources,
-              Durations.formatNanos(newDeadline - result.atNanos()));
+              Durations.formatNanos(newDeadline - now));
           return true;
         }
-        lostReason = "the extension was confirmed only after the validity had run out";
+        lostReason = "the extension was confirmed only after its new validity had run out";
       } else if (engine.nodes().size() - result.count(Vote.TAKEN) < engine.quorum()) {
         lostReason = "a majority of the nodes no longer hold its token; outcomes="
             + result.outcomes();
       } else {
         // Nodes that applied the PEXPIRE now expire the key at start + new ttl, which may be
         // sooner than before; only the earlier of the two deadlines is still guaranteed.
-        if (newDeadline - previousDeadline < 0) {
+        if (newDeadline - deadline < 0) {
           deadline = newDeadline;
         }
-        if (Validity.isValidAt(deadline, time.nanoTime())) {
+        if (Validity.isValidAt(deadline, now)) {
           scheduleWatchLocked();
           log.warn("extension not confirmed by a majority, lease still valid for {}:"
-                  + " resource={} outcomes={}", Durations.formatNanos(deadline - time.nanoTime()),
+                  + " resource={} outcomes={}", Durations.formatNanos(deadline - now),
               resources, result.outcomes());
           return false;
         }
-        lostReason = "the validity ran out while an extension was unconfirmed; outcomes="
+        lostReason = "its validity ran out while an extension was unconfirmed; outcomes="
             + result.outcomes();
       }
     }
-    throw lose(lostReason);
+    throw new LeaseLostException(lose(lostReason));
   }
 
   @Override
   public Lease autoExtend() {
+    boolean valid = isValid();
     synchronized (this) {
       if (state == State.RELEASED) {
-        throw new IllegalStateException("lease on " + describe() + " was released");
+        throw releasedError();
       }
-      if (state == State.LOST) {
-        throw lostCause;
+      if (!valid || state == State.LOST) {
+        throw lostError();
       }
       autoExtend = true;
       scheduleWatchLocked();
@@ -237,17 +248,20 @@ final class HeldLease implements Lease {
         return;
       }
     }
-    notify(listener, already);
+    tell(List.of(listener), already);
   }
 
   /** (Re)arms the one task that watches this lease: the next extension, or the deadline. */
   private void scheduleWatchLocked() {
-    long wake = deadline;
+    long now = time.nanoTime();
+    long delay = deadline - now;
     if (autoExtend && !extending) {
       long threshold = (long) (ttlMillis * 1_000_000.0 * engine.config().autoExtendThreshold());
-      wake = deadline - threshold;
+      // Never sooner than a node timeout from now, so that a threshold that leaves little
+      // room between extensions cannot make the watchdog extend back to back.
+      delay = Math.max(delay - threshold, engine.nodeTimeoutNanos());
     }
-    scheduleWatchInLocked(wake - time.nanoTime());
+    scheduleWatchInLocked(delay);
   }
 
   /** Wakes the watch after {@code delayNanos}, or at the deadline if that comes first. */
@@ -278,15 +292,14 @@ final class HeldLease implements Lease {
       }
     }
     if (ttl < 0) {
-      if (!isValid()) {
-        return; // expire() told the listeners
-      }
-      synchronized (this) {
-        scheduleWatchLocked();
+      if (isValid()) {
+        synchronized (this) {
+          scheduleWatchLocked();
+        }
       }
       return;
     }
-    extendAsync(Duration.ofMillis(ttl)).whenComplete((ok, error) -> {
+    extendInternal(Duration.ofMillis(ttl)).whenComplete((ok, error) -> {
       synchronized (this) {
         extending = false;
         if (state != State.HELD) {
@@ -304,18 +317,26 @@ final class HeldLease implements Lease {
 
   @Override
   public void release() {
-    CompletableFuture<Void> done = releaseAsync();
+    CompletableFuture<Void> done = releaseInternal();
     try {
-      done.get();
+      // The round ends by itself after one node timeout; the bound only guards against a
+      // timer that cannot run (the release goes on in the background either way).
+      done.get(engine.releaseWaitNanos(), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // the release goes on; the caller sees the flag
-    } catch (ExecutionException e) {
-      throw new AssertionError("releases complete normally", e);
+    } catch (ExecutionException | TimeoutException e) {
+      log.debug("release not confirmed in time: resource={}", resources);
     }
   }
 
   @Override
   public CompletableFuture<Void> releaseAsync() {
+    return engine.handOff(releaseInternal());
+  }
+
+  /** Like {@link #releaseAsync}, completing on whatever thread settles the round. */
+  CompletableFuture<Void> releaseInternal() {
+    isValid(); // a lease past its deadline is lost, and its listeners told, before it goes
     synchronized (this) {
       if (released != null) {
         return released;
@@ -327,6 +348,7 @@ final class HeldLease implements Lease {
         watch.cancel();
         watch = null;
       }
+      listeners.clear();
       released = new CompletableFuture<>();
     }
     engine.forget(this);
@@ -340,22 +362,30 @@ final class HeldLease implements Lease {
     release();
   }
 
-  /** Marks the lease lost because its validity ran out; returns why. */
-  private LeaseLostException expire() {
-    return lose("its validity ran out");
+  /** Makes a held lease lost if its deadline has passed, re-read under the monitor. */
+  private boolean expireIfDue() {
+    synchronized (this) {
+      if (state != State.HELD || Validity.isValidAt(deadline, time.nanoTime())) {
+        return state != State.HELD;
+      }
+    }
+    lose("its validity ran out");
+    return true;
   }
 
   /**
    * Moves a held lease to {@link State#LOST}, tells the listeners and deletes what is left of
-   * it on the nodes. Returns the cause, also when the lease was lost or released before.
+   * it on the nodes. Returns the cause, also when the lease was lost before.
    */
   private LeaseLostException lose(String reason) {
     List<Consumer<? super LeaseLostException>> toTell;
     LeaseLostException cause;
     synchronized (this) {
-      if (state != State.HELD) {
-        return lostCause != null ? lostCause
-            : new LeaseLostException(resources, "it was released");
+      if (state == State.LOST) {
+        return lostCause;
+      }
+      if (state == State.RELEASED) {
+        return new LeaseLostException(resources, "it was released");
       }
       cause = new LeaseLostException(resources, reason);
       lostCause = cause;
@@ -372,18 +402,34 @@ final class HeldLease implements Lease {
     // Keys that outlived our validity on some nodes are ours to delete, and deleting them
     // frees the resource sooner; compare-and-delete never touches another holder's key.
     engine.releaseEverywhere(resources, keys, token);
-    for (Consumer<? super LeaseLostException> listener : toTell) {
-      notify(listener, cause);
-    }
+    tell(toTell, cause);
     return cause;
   }
 
-  private void notify(Consumer<? super LeaseLostException> listener, LeaseLostException cause) {
-    try {
-      listener.accept(cause);
-    } catch (RuntimeException e) {
-      log.error("lost-lease listener failed: resource={}", resources, e);
+  private void tell(List<Consumer<? super LeaseLostException>> toTell, LeaseLostException cause) {
+    if (toTell.isEmpty()) {
+      return;
     }
+    engine.callbacks().execute(() -> {
+      for (Consumer<? super LeaseLostException> listener : toTell) {
+        try {
+          listener.accept(cause);
+        } catch (RuntimeException e) {
+          log.error("lost-lease listener failed: resource={}", resources, e);
+        }
+      }
+    });
+  }
+
+  private LeaseLostException lostError() {
+    synchronized (this) {
+      return lostCause != null ? new LeaseLostException(lostCause)
+          : new LeaseLostException(resources, "its validity ran out");
+    }
+  }
+
+  private IllegalStateException releasedError() {
+    return new IllegalStateException("lease on " + describe() + " was released");
   }
 
   private String describe() {
@@ -399,6 +445,9 @@ final class HeldLease implements Lease {
   }
 
   private static RuntimeException rethrow(Throwable cause) {
+    if (cause instanceof LeaseLostException) {
+      return new LeaseLostException((LeaseLostException) cause);
+    }
     if (cause instanceof RuntimeException) {
       return (RuntimeException) cause;
     }
@@ -410,7 +459,9 @@ final class HeldLease implements Lease {
 
   @Override
   public String toString() {
+    // Reads the fields only: toString() must not change state or call listeners.
+    long left = deadline - time.nanoTime();
     return "Lease{resources=" + resources + ", state=" + state + ", remaining="
-        + Durations.format(remaining()) + "}";
+        + (state == State.HELD && left > 0 ? Durations.formatNanos(left) : "0 ms") + "}";
   }
 }

@@ -13,8 +13,12 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,16 +42,69 @@ public final class LockEngine {
   private final Tokens tokens = new Tokens();
   private final int quorum;
   private final long nodeTimeoutNanos;
+  private final Executor callbacks;
   private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
+  private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
+  private final Set<CompletableFuture<Void>> releasing = ConcurrentHashMap.newKeySet();
+  private final AtomicLong longestTtlMillis;
+  private final AtomicInteger tracked = new AtomicInteger();
   private volatile boolean closed;
 
-  public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random) {
+  /**
+   * @param callbacks where futures handed to callers complete and lost listeners run: never
+   *     the timer thread or a transport thread, so that a caller that blocks there cannot stall
+   *     the algorithm
+   */
+  public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random,
+      Executor callbacks) {
     this.config = config;
     this.nodes = List.copyOf(nodes);
     this.time = time;
     this.random = random;
+    this.callbacks = callbacks;
     this.quorum = Quorum.of(this.nodes.size());
     this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
+    this.longestTtlMillis = new AtomicLong(config.ttl().toMillis());
+  }
+
+  Executor callbacks() {
+    return callbacks;
+  }
+
+  /**
+   * A copy of {@code source} that completes on the callback executor; cancelling the copy
+   * cancels the source.
+   */
+  public <T> CompletableFuture<T> handOff(CompletableFuture<T> source) {
+    CompletableFuture<T> copy = new CompletableFuture<>();
+    source.whenCompleteAsync((value, error) -> {
+      if (error == null) {
+        copy.complete(value);
+      } else {
+        copy.completeExceptionally(unwrap(error));
+      }
+    }, callbacks);
+    copy.whenComplete((value, error) -> {
+      if (copy.isCancelled()) {
+        source.cancel(false);
+      }
+    });
+    return copy;
+  }
+
+  /** Remembers the longest ttl asked for, for the restart guard's hold-back time. */
+  void noteTtl(long ttlMillis) {
+    longestTtlMillis.accumulateAndGet(ttlMillis, Math::max);
+  }
+
+  /** The longest ttl asked for so far, and at least the configured ttl. */
+  public long longestTtlMillis() {
+    return longestTtlMillis.get();
+  }
+
+  /** How long a blocking release waits at most: the round's own timeout, with room to spare. */
+  long releaseWaitNanos() {
+    return 2 * nodeTimeoutNanos + 100_000_000L;
   }
 
   public RedlockConfig config() {
@@ -82,7 +139,37 @@ public final class LockEngine {
     List<String> names = checkResources(resources);
     long ttlMillis = checkTtl(ttl);
     ensureOpen();
-    return new Acquisition(this, names, keysFor(names), ttlMillis, retry).start();
+    noteTtl(ttlMillis);
+    Acquisition acquisition = new Acquisition(this, names, keysFor(names), ttlMillis, retry);
+    acquiring.add(acquisition);
+    CompletableFuture<Lease> result = acquisition.start();
+    result.whenComplete((lease, error) -> acquiring.remove(acquisition));
+    if (closed) {
+      acquisition.abort(); // close() may have missed it: see close()
+    }
+    return result;
+  }
+
+  /**
+   * Like {@link #acquire}, for callers that do not block: the future completes on the
+   * callback executor, and a lease that arrives after the caller cancelled is released.
+   */
+  public CompletableFuture<Lease> acquireAsync(Collection<String> resources, Duration ttl) {
+    CompletableFuture<Lease> source = acquire(resources, ttl, true);
+    CompletableFuture<Lease> copy = new CompletableFuture<>();
+    source.whenCompleteAsync((lease, error) -> {
+      if (error != null) {
+        copy.completeExceptionally(unwrap(error));
+      } else if (!copy.complete(lease)) {
+        lease.releaseAsync(); // the caller cancelled while the lease was being granted
+      }
+    }, callbacks);
+    copy.whenComplete((lease, error) -> {
+      if (copy.isCancelled()) {
+        source.cancel(false);
+      }
+    });
+    return copy;
   }
 
   /** Sends {@code request} to every node at once. */
@@ -96,13 +183,18 @@ public final class LockEngine {
    * {@code token}.
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys, String token) {
-    return round(node -> node.unlock(keys, token)).settled().thenAccept(result -> {
-      int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
-      if (unconfirmed > 0 && log.isDebugEnabled()) {
-        log.debug("release unconfirmed on {} of {} nodes, their keys expire with the ttl:"
-            + " resource={} outcomes={}", unconfirmed, nodes.size(), resources, result.outcomes());
-      }
-    });
+    CompletableFuture<Void> done = round(node -> node.unlock(keys, token)).settled()
+        .thenAccept(result -> {
+          int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
+          if (unconfirmed > 0) {
+            log.info("release unconfirmed on {} of {} nodes, their keys expire with the ttl:"
+                + " resource={} outcomes={}", unconfirmed, nodes.size(), resources,
+                result.outcomes());
+          }
+        });
+    releasing.add(done);
+    done.whenComplete((ignored, error) -> releasing.remove(done));
+    return done;
   }
 
   String newToken() {
@@ -125,6 +217,12 @@ public final class LockEngine {
 
   void track(HeldLease lease) {
     live.add(lease);
+    if ((tracked.incrementAndGet() & 1023) == 0) {
+      // A lease nobody releases or watches becomes lost only when looked at; drop the ones
+      // past their deadline now and then, so that "acquire and let it expire" cannot grow
+      // this set without end. Their keys expire on the nodes by themselves.
+      live.removeIf(HeldLease::isPastDeadline);
+    }
   }
 
   void forget(HeldLease lease) {
@@ -151,12 +249,16 @@ public final class LockEngine {
    * timeout. Does not close the node clients.
    */
   public CompletableFuture<Void> close() {
+    // The flag first, then the sets: an acquisition or a lease added concurrently either is
+    // in the set when it is read here, or sees the flag itself (see acquire and Acquisition).
     closed = true;
-    List<CompletableFuture<Void>> releases = new ArrayList<>();
-    for (HeldLease lease : live) {
-      releases.add(lease.releaseAsync());
+    for (Acquisition acquisition : acquiring) {
+      acquisition.abort();
     }
-    return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+    for (HeldLease lease : live) {
+      lease.releaseInternal();
+    }
+    return CompletableFuture.allOf(releasing.toArray(CompletableFuture[]::new));
   }
 
   /**
@@ -221,6 +323,14 @@ public final class LockEngine {
       names.add(name);
     }
     return List.copyOf(names);
+  }
+
+  static Throwable unwrap(Throwable error) {
+    Throwable cause = error;
+    while (cause instanceof CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   private List<String> keysFor(List<String> resources) {

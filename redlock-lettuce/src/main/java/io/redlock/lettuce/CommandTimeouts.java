@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * request that never lands leaves nothing behind), so it gets the node timeout. A release or
  * an extension must reach the node even when the event loop is late, or a key would outlive
  * its holder's release; scripts therefore get a longer delivery timeout, which only bounds
- * how long a command to a stalled node is kept in memory.
+ * how long a command to a stalled node is kept in memory. (The lock script for several keys
+ * is a script too and gets the longer timeout; that only means a late one may still land, to
+ * be deleted by the cleanup that follows it.)
  */
 final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
   /** The least time a script command is kept: 1 s. */

@@ -236,7 +236,9 @@ final class LettuceNodeClient implements NodeClient {
     if (conn != null) {
       conn.close();
     }
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    // The connection is closed; what is left is bookkeeping, which need not hold up the caller
+    // (several nodes close one after the other).
+    client.shutdownAsync(0, 2, TimeUnit.SECONDS);
   }
 
   @Override

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * optional ACL user, password and database index.
  *
  * <p>Commands fail at once while a node is disconnected instead of queueing for a reconnect,
- * and every command is bounded by the node timeout. Found by {@link java.util.ServiceLoader};
+ * and are never replayed after one. Every vote is bounded by the node timeout (the algorithm's
+ * own timer); Lettuce keeps a command at most as long as {@link CommandTimeouts} says. Found by {@link java.util.ServiceLoader};
  * {@link io.redlock.Redlock#create(RedlockConfig)} uses it without being asked.
  *
  * <p>Thread-safe.
@@ -79,6 +80,9 @@ public final class LettuceTransport implements NodeTransport {
         // A lock request that waits for a reconnect is worse than a failed vote: by the time
         // it runs, the attempt it belonged to was decided long ago.
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+        // Never re-send a command after a reconnect: the algorithm decided without it long
+        // ago, and a lock or extension replayed after its release would leave a key behind.
+        .replayFilter(command -> true)
         .timeoutOptions(TimeoutOptions.builder()
             .timeoutSource(new CommandTimeouts(config.nodeTimeout())).build())
         .socketOptions(SocketOptions.builder()

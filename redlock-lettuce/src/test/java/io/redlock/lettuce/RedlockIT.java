@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -246,6 +247,42 @@ class RedlockIT {
       }
     }
     assertThat(holdingAny(a) + holdingAny(b)).isZero();
+  }
+
+  @Test
+  void aLostListenerMayBlockOnTheLibraryWithoutStallingIt() throws Exception {
+    String resource = resource();
+    Lease lease = redlock.acquire(resource, Duration.ofMillis(300));
+    CompletableFuture<Lease> fromListener = new CompletableFuture<>();
+    lease.onLost(lost -> {
+      try {
+        fromListener.complete(redlock.acquire(resource, Duration.ofSeconds(5)));
+      } catch (Throwable t) {
+        fromListener.completeExceptionally(t);
+      }
+    });
+    // nobody looks at the lease: its watch finds the deadline passed and tells the listener,
+    // which blocks in acquire(), which needs the library's timer and transport threads
+    try (Lease again = fromListener.get(20, TimeUnit.SECONDS)) {
+      assertThat(again.isValid()).isTrue();
+      assertThat(lease.state()).isEqualTo(Lease.State.LOST);
+    }
+  }
+
+  @Test
+  void callbacksOnAsyncAcquisitionsMayBlock() throws Exception {
+    String resource = resource();
+    Boolean extended = redlock.acquireAsync(resource, Duration.ofSeconds(5))
+        .thenApply(lease -> {
+          try (lease) {
+            return lease.extend(Duration.ofSeconds(10)); // blocking, inside a callback
+          } catch (InterruptedException e) {
+            throw new AssertionError(e);
+          }
+        })
+        .get(20, TimeUnit.SECONDS);
+    assertThat(extended).isTrue();
+    assertThat(holdingAny(resource)).isZero();
   }
 
   @Test
