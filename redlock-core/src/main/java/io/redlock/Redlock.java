@@ -148,9 +148,36 @@ public final class Redlock implements AutoCloseable {
     }
     ExecutorService callbacks = callbackExecutor();
     LockEngine engine = new LockEngine(config, clients, time, new Random(), callbacks);
-    log.info("Redlock ready: nodes={} quorum={}", clients.size(), engine.quorum());
+    try {
+      awaitFirstProbes(config, engine.startGuard());
+    } catch (RuntimeException e) {
+      engine.close();
+      clients.forEach(NodeClient::close);
+      owned.forEach(NodeTransport::close);
+      time.close();
+      callbacks.shutdown();
+      throw e;
+    }
+    log.info("Redlock ready: nodes={} quorum={} restartGuard={}", clients.size(),
+        engine.quorum(), config.restartGuard());
     log.debug("configuration: {}", config);
     return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time, callbacks);
+  }
+
+  /** Waits, within the connect timeout, for the start-up checks of the nodes reached. */
+  private static void awaitFirstProbes(RedlockConfig config, CompletableFuture<Void> probes) {
+    try {
+      probes.get(config.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (TimeoutException e) {
+      log.debug("start-up checks not done within the connect timeout; they go on");
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RedlockConfigException) {
+        throw (RedlockConfigException) e.getCause();
+      }
+      throw new RedlockException("start-up checks failed: " + e.getCause(), e.getCause());
+    }
   }
 
   /**
@@ -173,8 +200,9 @@ public final class Redlock implements AutoCloseable {
    */
   static Redlock over(RedlockConfig config, List<NodeClient> clients, TimeSource time,
       Random random, Executor callbacks) {
-    return new Redlock(new LockEngine(config, clients, time, random, callbacks), List.of(),
-        List.of(), null, null);
+    LockEngine engine = new LockEngine(config, clients, time, random, callbacks);
+    engine.startGuard().join();
+    return new Redlock(engine, List.of(), List.of(), null, null);
   }
 
   private static void awaitConnections(RedlockConfig config, List<NodeClient> clients) {

@@ -45,6 +45,8 @@ public final class RedlockConfig {
   public static final String DEFAULT_KEY_PREFIX = "";
   /** Default share of the ttl still valid when the watchdog extends a lease: 0.5. */
   public static final double DEFAULT_AUTO_EXTEND_THRESHOLD = 0.5;
+  /** Default: the restart guard holds back nodes that restarted or whose clock jumped. */
+  public static final boolean DEFAULT_RESTART_GUARD = true;
   /** Longest accepted value of any time setting, and of any ttl: 365 days. */
   public static final Duration MAX_DURATION = Duration.ofDays(365);
   /** Longest accepted resource name, prefix included, in UTF-8 bytes: 1024. */
@@ -63,6 +65,7 @@ public final class RedlockConfig {
   private final Duration maxWait;
   private final String keyPrefix;
   private final double autoExtendThreshold;
+  private final boolean restartGuard;
 
   private RedlockConfig(Builder b) {
     this.nodes = List.copyOf(b.nodes);
@@ -78,6 +81,7 @@ public final class RedlockConfig {
     this.maxWait = b.maxWait;
     this.keyPrefix = b.keyPrefix;
     this.autoExtendThreshold = b.autoExtendThreshold;
+    this.restartGuard = b.restartGuard;
   }
 
   /** A builder with every setting at its default and no nodes. */
@@ -101,6 +105,7 @@ public final class RedlockConfig {
     b.maxWait = maxWait;
     b.keyPrefix = keyPrefix;
     b.autoExtendThreshold = autoExtendThreshold;
+    b.restartGuard = restartGuard;
     return b;
   }
 
@@ -169,6 +174,16 @@ public final class RedlockConfig {
     return autoExtendThreshold;
   }
 
+  /**
+   * Whether the restart guard is on: a node whose Redis process started (or whose clock
+   * jumped forward) less than the longest ttl in use ago does not count toward the quorum,
+   * since it may have forgotten locks. Turn it off only for nodes that persist every write
+   * (AOF with {@code appendfsync always}) and whose clocks are trusted not to jump.
+   */
+  public boolean restartGuard() {
+    return restartGuard;
+  }
+
   /** The drift margin for a lease of the given ttl: {@code ttl × driftFactor + 2 ms}. */
   public Duration driftFor(Duration ttl) {
     return Duration.ofNanos(io.redlock.internal.Validity.driftNanos(ttl.toMillis(), driftFactor));
@@ -192,7 +207,8 @@ public final class RedlockConfig {
         + ", retryJitter=" + Durations.format(retryJitter)
         + ", maxWait=" + Durations.format(maxWait)
         + ", keyPrefix='" + keyPrefix + "'"
-        + ", autoExtendThreshold=" + autoExtendThreshold + "}";
+        + ", autoExtendThreshold=" + autoExtendThreshold
+        + ", restartGuard=" + restartGuard + "}";
   }
 
   @Override
@@ -210,13 +226,15 @@ public final class RedlockConfig {
         && Double.compare(driftFactor, c.driftFactor) == 0 && retryCount == c.retryCount
         && retryDelay.equals(c.retryDelay) && retryJitter.equals(c.retryJitter)
         && maxWait.equals(c.maxWait) && keyPrefix.equals(c.keyPrefix)
-        && Double.compare(autoExtendThreshold, c.autoExtendThreshold) == 0;
+        && Double.compare(autoExtendThreshold, c.autoExtendThreshold) == 0
+        && restartGuard == c.restartGuard;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(nodes, username, password, ttl, nodeTimeout, connectTimeout, driftFactor,
-        retryCount, retryDelay, retryJitter, maxWait, keyPrefix, autoExtendThreshold);
+        retryCount, retryDelay, retryJitter, maxWait, keyPrefix, autoExtendThreshold,
+        restartGuard);
   }
 
   /**
@@ -239,6 +257,7 @@ public final class RedlockConfig {
     private Duration maxWait = DEFAULT_MAX_WAIT;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private double autoExtendThreshold = DEFAULT_AUTO_EXTEND_THRESHOLD;
+    private boolean restartGuard = DEFAULT_RESTART_GUARD;
 
     private Builder() {}
 
@@ -331,6 +350,15 @@ public final class RedlockConfig {
     /** Share of the ttl left when the watchdog extends, in (0, 1); default 0.5. */
     public Builder autoExtendThreshold(double autoExtendThreshold) {
       this.autoExtendThreshold = autoExtendThreshold;
+      return this;
+    }
+
+    /**
+     * Whether a node that restarted (or whose clock jumped forward) less than the longest ttl
+     * in use ago is kept out of the quorum; default on. See {@link RedlockConfig#restartGuard()}.
+     */
+    public Builder restartGuard(boolean restartGuard) {
+      this.restartGuard = restartGuard;
       return this;
     }
 

@@ -115,7 +115,9 @@ class LeaseTest {
 
   @Test
   void extendThrowsLostWhenAMajorityLostTheKeyAndAnotherTookIt() {
-    SimCluster c = cluster(5);
+    // Without the restart guard the restarted nodes answer at once and show the loss (with it,
+    // they would not be asked: see RestartGuardTest).
+    SimCluster c = new SimCluster(5, b -> b.restartGuard(false));
     Lease lease = acquire(c, TTL);
     // three nodes forgot the key (restart without persistence); another client took two
     for (int i = 0; i < 3; i++) {
@@ -395,6 +397,7 @@ class LeaseTest {
   @Test
   void callWithLockRunsTheActionUnderAnAutoExtendedLeaseAndReleasesAfter() throws Exception {
     SimCluster c = cluster(3);
+    int idle = c.time.pendingTasks(); // the restart guard's probe tick
     Duration ttl = Duration.ofSeconds(1);
     AtomicReference<Lease> seen = new AtomicReference<>();
     String result = c.redlock.callWithLock("r", ttl, lease -> {
@@ -410,7 +413,7 @@ class LeaseTest {
     assertThat(c.node(0).extendRequests()).isPositive();
     assertThat(seen.get().state()).isEqualTo(Lease.State.RELEASED);
     assertThat(c.holding("r")).isZero();
-    assertThat(c.time.pendingTasks()).as("no watchdog left behind").isZero();
+    assertThat(c.time.pendingTasks()).as("no watchdog left behind").isEqualTo(idle);
   }
 
   @Test

@@ -78,7 +78,7 @@ final class Acquisition {
     attempts++;
     String token = engine.newToken();
     long t0 = engine.time().nanoTime();
-    Round round = engine.round(node -> node.lock(keys, token, ttlMillis));
+    Round round = engine.countedRound(node -> node.lock(keys, token, ttlMillis));
     round.decision().thenAccept(decision -> decided(token, t0, decision));
   }
 

@@ -168,7 +168,7 @@ final class HeldLease implements Lease {
       expireIfDue();
       return CompletableFuture.failedFuture(lostError());
     }
-    Round round = engine.round(node -> node.extend(keys, token, newTtlMillis));
+    Round round = engine.countedRound(node -> node.extend(keys, token, newTtlMillis));
     return round.decision().thenApply(result -> extended(result, start, newTtlMillis));
   }
 

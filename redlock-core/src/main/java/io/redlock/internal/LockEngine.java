@@ -47,6 +47,7 @@ public final class LockEngine {
   private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
   private final Set<CompletableFuture<Void>> releasing = ConcurrentHashMap.newKeySet();
   private final AtomicLong longestTtlMillis;
+  private final RestartGuard guard;
   private final AtomicInteger tracked = new AtomicInteger();
   private volatile boolean closed;
 
@@ -65,6 +66,8 @@ public final class LockEngine {
     this.quorum = Quorum.of(this.nodes.size());
     this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
     this.longestTtlMillis = new AtomicLong(config.ttl().toMillis());
+    this.guard = new RestartGuard(this.nodes, time, config.restartGuard(), this::holdBackNanos,
+        () -> Validity.driftNanos(longestTtlMillis.get(), config.driftFactor()));
   }
 
   Executor callbacks() {
@@ -174,7 +177,38 @@ public final class LockEngine {
 
   /** Sends {@code request} to every node at once. */
   Round round(Function<NodeClient, CompletionStage<Boolean>> request) {
-    return Round.start(nodes, quorum, nodeTimeoutNanos, time, request);
+    return Round.start(nodes, quorum, nodeTimeoutNanos, time,
+        (index, node) -> request.apply(node));
+  }
+
+  /**
+   * Sends {@code request} at once to every node whose vote counts; a node the restart guard
+   * holds back is not asked and votes {@code ERROR}, with the reason.
+   */
+  Round countedRound(Function<NodeClient, CompletionStage<Boolean>> request) {
+    return Round.start(nodes, quorum, nodeTimeoutNanos, time, (index, node) -> {
+      if (guard.counts(index)) {
+        return request.apply(node);
+      }
+      String why = guard.whyHeldBack(index);
+      guard.probeIfUnknown(index);
+      return CompletableFuture.failedFuture(new IllegalStateException(why));
+    });
+  }
+
+  /**
+   * Starts the restart guard and the start-up checks; the future completes when every node was
+   * probed once, exceptionally with a {@link io.redlock.RedlockConfigException} if a node is a
+   * replica or the same server as another.
+   */
+  public CompletableFuture<Void> startGuard() {
+    return guard.start();
+  }
+
+  /** The longest ttl in use plus its drift margin: how long a restarted node is held back. */
+  long holdBackNanos() {
+    long ttl = longestTtlMillis.get();
+    return ttl * 1_000_000L + Validity.driftNanos(ttl, config.driftFactor());
   }
 
   /**
@@ -252,6 +286,7 @@ public final class LockEngine {
     // The flag first, then the sets: an acquisition or a lease added concurrently either is
     // in the set when it is read here, or sees the flag itself (see acquire and Acquisition).
     closed = true;
+    guard.close();
     for (Acquisition acquisition : acquiring) {
       acquisition.abort();
     }

@@ -11,7 +11,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,8 +84,7 @@ public final class Round {
    * @param timeoutNanos how long each node has to answer
    */
   public static Round start(
-      List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time,
-      Function<NodeClient, CompletionStage<Boolean>> request) {
+      List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time, Request request) {
     Round round = new Round(nodes, quorum, timeoutNanos, time);
     TimeSource.Cancellable timer = time.schedule(round::expire, timeoutNanos);
     synchronized (round) {
@@ -96,7 +94,7 @@ public final class Round {
       int index = i;
       CompletionStage<Boolean> reply;
       try {
-        reply = request.apply(nodes.get(i));
+        reply = request.send(i, nodes.get(i));
       } catch (RuntimeException e) {
         reply = CompletableFuture.failedFuture(e);
       }
@@ -122,6 +120,12 @@ public final class Round {
       done = settleLocked();
     }
     complete(decided, done);
+  }
+
+  /** What a round sends to each node. */
+  @FunctionalInterface
+  public interface Request {
+    CompletionStage<Boolean> send(int index, NodeClient node);
   }
 
   /** Completes when the outcome is certain, possibly before every node answered. */

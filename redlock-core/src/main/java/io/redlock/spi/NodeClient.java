@@ -52,6 +52,23 @@ public interface NodeClient extends AutoCloseable {
    */
   CompletionStage<Boolean> unlock(List<String> keys, String token);
 
+  /**
+   * Reads the node's run id, role, uptime and clock, for the restart guard and the start-up
+   * checks. A transport that cannot answers with a failed stage; the restart guard then
+   * cannot protect this node, which is logged once.
+   */
+  default CompletionStage<NodeInfo> info() {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot read INFO"));
+  }
+
+  /**
+   * Calls {@code listener} each time the connection to the node is lost, before any request
+   * can reach the node over a new connection (which may be a restarted process). The listener
+   * must be quick; it runs on a transport thread.
+   */
+  default void onDisconnect(Runnable listener) {}
+
   /** Frees the connection; requests after this fail. Idempotent. */
   @Override
   void close();

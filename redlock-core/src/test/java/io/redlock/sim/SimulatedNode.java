@@ -28,8 +28,17 @@ import java.util.function.Supplier;
 public final class SimulatedNode implements NodeClient {
   private record Entry(String value, long expiresAt) {}
 
+  /** How long a node has been up when a test creates it: long past any hold-back. */
+  public static final Duration INITIAL_UPTIME = Duration.ofHours(1);
+
   private final String name;
   private final FakeTime time;
+  private final java.util.List<Runnable> disconnectListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private String runId = java.util.UUID.randomUUID().toString();
+  private long startedAt;
+  private long clockOffsetNanos;
+  private String role = "master";
   private final Map<String, Entry> store = new HashMap<>();
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
@@ -42,6 +51,22 @@ public final class SimulatedNode implements NodeClient {
   public SimulatedNode(String name, FakeTime time) {
     this.name = name;
     this.time = time;
+    this.startedAt = time.nanoTime() - INITIAL_UPTIME.toNanos();
+  }
+
+  @Override
+  public CompletionStage<io.redlock.spi.NodeInfo> info() {
+    synchronized (this) {
+      if (crashed) {
+        return CompletableFuture.failedFuture(new ConnectException(name + ": connection refused"));
+      }
+    }
+    return submitInfo();
+  }
+
+  @Override
+  public void onDisconnect(Runnable listener) {
+    disconnectListeners.add(listener);
   }
 
   @Override
@@ -65,7 +90,7 @@ public final class SimulatedNode implements NodeClient {
         }
       }
       for (String key : keys) {
-        store.put(key, new Entry(token, time.nanoTime() + ttlMillis * 1_000_000L));
+        store.put(key, new Entry(token, nodeNow() + ttlMillis * 1_000_000L));
       }
       return true;
     });
@@ -83,7 +108,7 @@ public final class SimulatedNode implements NodeClient {
         }
       }
       for (String key : keys) {
-        store.put(key, new Entry(token, time.nanoTime() + ttlMillis * 1_000_000L));
+        store.put(key, new Entry(token, nodeNow() + ttlMillis * 1_000_000L));
       }
       return true;
     });
@@ -119,19 +144,55 @@ public final class SimulatedNode implements NodeClient {
   }
 
   /** The node is down: requests fail at once, as on a refused connection. Keys are kept. */
-  public synchronized void crash() {
-    crashed = true;
+  public void crash() {
+    synchronized (this) {
+      crashed = true;
+    }
+    disconnectListeners.forEach(Runnable::run);
   }
 
-  /** Comes back after {@link #crash()} with the keys it had (persistence). */
+  /** Comes back after {@link #crash()} as a new process with the keys it had (persistence). */
   public synchronized void recover() {
     crashed = false;
+    newProcess();
   }
 
-  /** Comes back after {@link #crash()} with no keys: a restart without persistence. */
-  public synchronized void restartEmpty() {
-    crashed = false;
-    store.clear();
+  /** Restarts with no keys, as a process without persistence does. */
+  public void restartEmpty() {
+    boolean wasUp;
+    synchronized (this) {
+      wasUp = !crashed;
+      crashed = false;
+      store.clear();
+      newProcess();
+    }
+    if (wasUp) {
+      disconnectListeners.forEach(Runnable::run);
+    }
+  }
+
+  /** Moves the node's wall clock forward: Redis expires keys by it, so they expire early. */
+  public synchronized void jumpClock(Duration forward) {
+    clockOffsetNanos += forward.toNanos();
+  }
+
+  /** Makes this node report itself as a replica. */
+  public synchronized void becomeReplica() {
+    role = "slave";
+  }
+
+  /** Makes this node report the same process id as {@code other}: one server, two names. */
+  public synchronized void sameServerAs(SimulatedNode other) {
+    runId = other.runId;
+  }
+
+  private void newProcess() {
+    runId = java.util.UUID.randomUUID().toString();
+    startedAt = time.nanoTime();
+  }
+
+  private long nodeNow() {
+    return time.nanoTime() + clockOffsetNanos;
   }
 
   /** Holds requests unanswered and unexecuted, as a process stopped by {@code SIGSTOP}. */
@@ -167,17 +228,17 @@ public final class SimulatedNode implements NodeClient {
   public synchronized long pttl(String key) {
     purgeExpired(List.of(key));
     Entry entry = store.get(key);
-    return entry == null ? -2 : (entry.expiresAt() - time.nanoTime()) / 1_000_000L;
+    return entry == null ? -2 : (entry.expiresAt() - nodeNow()) / 1_000_000L;
   }
 
   /** Sets a key as another client would ({@code SET key value PX ttl}). */
   public synchronized void put(String key, String value, Duration ttl) {
-    store.put(key, new Entry(value, time.nanoTime() + ttl.toNanos()));
+    store.put(key, new Entry(value, nodeNow() + ttl.toNanos()));
   }
 
   /** Number of live keys. */
   public synchronized int size() {
-    store.entrySet().removeIf(e -> e.getValue().expiresAt() - time.nanoTime() <= 0);
+    store.entrySet().removeIf(e -> e.getValue().expiresAt() - nodeNow() <= 0);
     return store.size();
   }
 
@@ -194,6 +255,23 @@ public final class SimulatedNode implements NodeClient {
   }
 
   // ---- internals ----
+
+  private CompletionStage<io.redlock.spi.NodeInfo> submitInfo() {
+    CompletableFuture<io.redlock.spi.NodeInfo> reply = new CompletableFuture<>();
+    submit(() -> {
+      synchronized (this) {
+        long up = (time.nanoTime() - startedAt) / 1_000_000_000L;
+        reply.complete(new io.redlock.spi.NodeInfo(runId, role, up,
+            java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(nodeNow())));
+      }
+      return true;
+    }).whenComplete((ok, error) -> {
+      if (error != null) {
+        reply.completeExceptionally(error);
+      }
+    });
+    return reply;
+  }
 
   private CompletionStage<Boolean> submit(Supplier<Boolean> operation) {
     CompletableFuture<Boolean> reply = new CompletableFuture<>();
@@ -239,7 +317,7 @@ public final class SimulatedNode implements NodeClient {
   }
 
   private void purgeExpired(List<String> keys) {
-    long now = time.nanoTime();
+    long now = nodeNow();
     for (String key : keys) {
       Entry entry = store.get(key);
       if (entry != null && entry.expiresAt() - now <= 0) {

@@ -1,7 +1,9 @@
 package io.redlock.lettuce;
 
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -12,6 +14,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.RedlockConfigException;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeInfo;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;
@@ -19,6 +22,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -45,6 +49,7 @@ final class LettuceNodeClient implements NodeClient {
   private final RedisURI uri;
   private final ClientResources resources;
   private final CompletableFuture<Void> connected = new CompletableFuture<>();
+  private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
   private Duration retryDelay = FIRST_RETRY;
@@ -54,6 +59,51 @@ final class LettuceNodeClient implements NodeClient {
     this.client = client;
     this.uri = uri;
     this.resources = resources;
+    client.addListener(new RedisConnectionStateListener() {
+      @Override
+      public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+        // Called as the channel goes inactive, before Lettuce reconnects: every listener has
+        // run before any request can reach the process behind the next connection.
+        for (Runnable listener : disconnectListeners) {
+          listener.run();
+        }
+      }
+    });
+  }
+
+  @Override
+  public void onDisconnect(Runnable listener) {
+    disconnectListeners.add(listener);
+  }
+
+  @Override
+  public CompletionStage<NodeInfo> info() {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    CompletableFuture<String> server = commands.info("server").toCompletableFuture();
+    CompletableFuture<String> replication = commands.info("replication").toCompletableFuture();
+    CompletableFuture<List<String>> clock = commands.time().toCompletableFuture();
+    return server.thenCombine(replication, (s, r) -> new String[] {s, r})
+        .thenCombine(clock, (texts, time) -> new NodeInfo(
+            field(texts[0], "run_id"),
+            field(texts[1], "role"),
+            Long.parseLong(field(texts[0], "uptime_in_seconds")),
+            Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1))))
+        // hand the answer off the event loop, as for every other request (see mapErrors)
+        .whenCompleteAsync((info, error) -> { }, resources.eventExecutorGroup());
+  }
+
+  /** The value of {@code name:value} in an {@code INFO} reply. */
+  static String field(String info, String field) {
+    String prefix = field + ":";
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(prefix)) {
+        return line.substring(prefix.length()).trim();
+      }
+    }
+    throw new IllegalStateException("INFO reply has no " + field);
   }
 
   @Override

@@ -46,7 +46,7 @@ class AclIT {
 
   @Test
   void credentialsInTheUriAreUsed() throws Exception {
-    RedlockConfig config = RedlockConfig.builder().nodes(urisWith(USER + ":" + PASSWORD)).build();
+    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(urisWith(USER + ":" + PASSWORD)).build();
     assertThat(config.toString()).doesNotContain(PASSWORD);
     try (Redlock redlock = Redlock.create(config);
         Lease lease = redlock.acquire("acl:uri", Duration.ofSeconds(10))) {
@@ -57,7 +57,7 @@ class AclIT {
 
   @Test
   void credentialsFromTheConfigurationAreUsed() throws Exception {
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
+    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(servers.uris())
         .username(USER).password(PASSWORD).build();
     assertThat(config.toString()).doesNotContain(PASSWORD).contains("password=****");
     try (Redlock redlock = Redlock.create(config);
@@ -69,7 +69,7 @@ class AclIT {
   @Test
   void aWrongPasswordIsAClearErrorNamingTheNodeWithoutThePassword() {
     String wrong = "wrong-secret-123";
-    RedlockConfig config = RedlockConfig.builder().nodes(urisWith(USER + ":" + wrong)).build();
+    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(urisWith(USER + ":" + wrong)).build();
     assertThatThrownBy(() -> Redlock.create(config))
         .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("redis://" + servers.host() + ":" + servers.port(0))
@@ -82,7 +82,7 @@ class AclIT {
 
   @Test
   void noCredentialsAtAllIsRefusedToo() {
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
+    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(servers.uris())
         .connectTimeout(Duration.ofSeconds(5)).build();
     assertThatThrownBy(() -> Redlock.create(config))
         .isInstanceOf(RedlockConfigException.class)

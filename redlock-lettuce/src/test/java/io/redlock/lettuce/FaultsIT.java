@@ -31,7 +31,8 @@ class FaultsIT {
   @BeforeEach
   void start() {
     servers = RedisServers.start(5);
-    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris())
+    // Fresh servers: without opting out, the restart guard would hold them back for a ttl.
+    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).restartGuard(false)
         .retryCount(2).retryDelay(Duration.ofMillis(50)).retryJitter(Duration.ofMillis(20))
         .build());
   }
