@@ -116,6 +116,14 @@ final class RedisNode {
         }
     }
 
+    /**
+     * Tells whether a node of any fleet in this JVM holds {@code port}, even while that node is
+     * down; a {@link FaultProxy} never listens on such a port, or the node could not restart.
+     */
+    static boolean isClaimed(int port) {
+        return port == RESERVED_REDIS_PORT || CLAIMED_PORTS.contains(port);
+    }
+
     int port() {
         return port;
     }
