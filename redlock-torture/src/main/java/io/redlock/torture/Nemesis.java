@@ -1,0 +1,169 @@
+package io.redlock.torture;
+
+import io.redlock.testkit.ProxiedFleet;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Injects faults, one at a time, at random intervals drawn from the run's seed, and records
+ * each with its time. Single-node faults never overlap, so at any moment at most one node is
+ * faulty, except during {@link Fault#MAJORITY_RESTART}, which exists to break that rule.
+ *
+ * <p>Runs on its own thread until interrupted or past its end; {@link #records()} is
+ * thread-safe.
+ */
+final class Nemesis implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(Nemesis.class);
+
+  private final RedisServers servers;
+  private final ProxiedFleet proxies;
+  private final List<TortureClient> clients;
+  private final TortureOptions options;
+  private final Random random;
+  private final long endNanos;
+  private final List<Fault> faults;
+  private final List<FaultRecord> records = new CopyOnWriteArrayList<>();
+
+  Nemesis(RedisServers servers, ProxiedFleet proxies, List<TortureClient> clients,
+      TortureOptions options, long endNanos) {
+    this.servers = servers;
+    this.proxies = proxies;
+    this.clients = clients;
+    this.options = options;
+    this.random = new Random(options.seed() * 31 + 7);
+    this.endNanos = endNanos;
+    this.faults = new ArrayList<>(options.faults());
+    this.faults.sort(null); // enum order: the seed alone decides what happens
+  }
+
+  List<FaultRecord> records() {
+    return List.copyOf(records);
+  }
+
+  @Override
+  public void run() {
+    if (faults.isEmpty()) {
+      return;
+    }
+    try {
+      while (true) {
+        long interval = options.faultInterval().toMillis();
+        sleepUntilOrEnd(interval / 2 + random.nextInt((int) interval + 1));
+        if (pastEnd()) {
+          return;
+        }
+        inject(faults.get(random.nextInt(faults.size())));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      proxies.healAll();
+    }
+  }
+
+  private void inject(Fault fault) throws InterruptedException {
+    int node = random.nextInt(servers.size());
+    long ttl = options.ttl().toMillis();
+    switch (fault) {
+      case KILL -> {
+        servers.kill(node);
+        record(fault, "start", List.of(node), "", "");
+        sleepUntilOrEnd(ttl / 2 + random.nextInt((int) ttl + 1));
+        servers.restart(node);
+        record(fault, "end", List.of(node), "", "");
+      }
+      case RESTART_EMPTY -> {
+        servers.restart(node);
+        record(fault, "at", List.of(node), "", "");
+      }
+      case PAUSE -> {
+        servers.pause(node);
+        record(fault, "start", List.of(node), "", "");
+        sleepUntilOrEnd(ttl / 4 + random.nextInt((int) ttl + 1));
+        servers.resume(node);
+        record(fault, "end", List.of(node), "", "");
+      }
+      case PARTITION -> {
+        TortureClient client = clients.get(random.nextInt(clients.size()));
+        int[] cut = randomNodes(1 + random.nextInt(servers.size()));
+        proxies.partition(client.name(), cut);
+        List<Integer> cutNodes = java.util.Arrays.stream(cut).boxed().toList();
+        record(fault, "start", cutNodes, client.name(), "");
+        sleepUntilOrEnd(ttl / 2 + random.nextInt((int) ttl + 1));
+        proxies.heal(client.name());
+        record(fault, "end", cutNodes, client.name(), "");
+      }
+      case LATENCY -> {
+        Duration base = Duration.ofMillis(10 + random.nextInt(60));
+        proxies.latency(node, base, base.dividedBy(2));
+        record(fault, "start", List.of(node), "",
+            base.toMillis() + " ms ± " + base.dividedBy(2).toMillis() + " ms");
+        sleepUntilOrEnd(ttl / 2 + random.nextInt((int) ttl + 1));
+        proxies.healNode(node);
+        record(fault, "end", List.of(node), "", "");
+      }
+      case BLACKHOLE -> {
+        proxies.blackhole(node);
+        record(fault, "start", List.of(node), "", "");
+        sleepUntilOrEnd(ttl / 4 + random.nextInt((int) ttl / 2 + 1));
+        proxies.healNode(node);
+        record(fault, "end", List.of(node), "", "");
+      }
+      case CLIENT_PAUSE -> {
+        TortureClient client = clients.get(random.nextInt(clients.size()));
+        client.requestPause();
+        record(fault, "at", List.of(), client.name(), "");
+      }
+      case MAJORITY_RESTART -> majorityRestart();
+    }
+  }
+
+  /** Waits (briefly) for some client to hold a lease, then restarts a majority empty. */
+  private void majorityRestart() throws InterruptedException {
+    long giveUp = System.nanoTime() + options.ttl().toNanos();
+    while (clients.stream().allMatch(c -> c.holding() == null) && System.nanoTime() < giveUp) {
+      Thread.sleep(1);
+    }
+    int majority = servers.size() / 2 + 1;
+    int[] chosen = randomNodes(majority);
+    for (int node : chosen) {
+      servers.restart(node);
+    }
+    record(Fault.MAJORITY_RESTART, "at", java.util.Arrays.stream(chosen).boxed().toList(), "",
+        "");
+  }
+
+  private int[] randomNodes(int count) {
+    List<Integer> all = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      all.add(i);
+    }
+    java.util.Collections.shuffle(all, random);
+    return all.subList(0, count).stream().sorted().mapToInt(Integer::intValue).toArray();
+  }
+
+  private void record(Fault fault, String phase, List<Integer> nodes, String client,
+      String detail) {
+    FaultRecord record = new FaultRecord(System.nanoTime(), Instant.now(), fault, phase, nodes,
+        client, detail);
+    records.add(record);
+    log.info("fault {} {} {}", fault, phase, record.target());
+  }
+
+  private boolean pastEnd() {
+    return System.nanoTime() - endNanos >= 0;
+  }
+
+  /** Sleeps {@code millis}, but a fault in progress still ends (restart, resume, heal). */
+  private void sleepUntilOrEnd(long millis) throws InterruptedException {
+    long left = Math.min(millis, Math.max(0, (endNanos - System.nanoTime()) / 1_000_000));
+    Thread.sleep(Math.max(left, 0));
+  }
+}

@@ -1,0 +1,150 @@
+package io.redlock.torture;
+
+import io.redlock.Lease;
+import io.redlock.LockUnavailableException;
+import io.redlock.NodeOutcome;
+import io.redlock.NodeOutcome.Vote;
+import io.redlock.Redlock;
+import io.redlock.testkit.History;
+import io.redlock.testkit.LeaseRecord;
+import io.redlock.testkit.WorkRecord;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One client of a torture run: it acquires a random resource, works under the lease, checks
+ * the lease right before its "write", writes, and releases; everything it does goes to the
+ * {@link History}.
+ *
+ * <p>The check-then-write is what a careful holder does. A {@linkplain #requestPause() pause}
+ * stops the client for longer than its lease is valid: before the check (Redlock's
+ * assumption holds: the client sees its lease is gone and does not write), or, when the run
+ * asks for it, between the check and the write, which no lock can protect against.
+ *
+ * <p>Runs on its own thread; {@link #requestPause()} and {@link #holding()} are thread-safe.
+ */
+final class TortureClient implements Runnable {
+  private final String name;
+  private final Redlock redlock;
+  private final List<String> resources;
+  private final TortureOptions options;
+  private final History history;
+  private final TortureCounters counters;
+  private final Random random;
+  private final long endNanos;
+  private final AtomicBoolean pauseRequested = new AtomicBoolean();
+  private final AtomicReference<String> holding = new AtomicReference<>();
+
+  TortureClient(String name, Redlock redlock, List<String> resources, TortureOptions options,
+      History history, TortureCounters counters, long seed, long endNanos) {
+    this.name = name;
+    this.redlock = redlock;
+    this.resources = resources;
+    this.options = options;
+    this.history = history;
+    this.counters = counters;
+    this.random = new Random(seed);
+    this.endNanos = endNanos;
+  }
+
+  String name() {
+    return name;
+  }
+
+  /** The resource this client holds a lease on now, or {@code null}. */
+  String holding() {
+    return holding.get();
+  }
+
+  /** Makes the client stop, at its next pause point, for longer than a ttl. */
+  void requestPause() {
+    pauseRequested.set(true);
+  }
+
+  @Override
+  public void run() {
+    while (System.nanoTime() - endNanos < 0 && !Thread.currentThread().isInterrupted()) {
+      try {
+        cycle();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        counters.failure("unexpected: " + e.getClass().getSimpleName());
+      }
+    }
+  }
+
+  private void cycle() throws InterruptedException {
+    String resource = resources.get(random.nextInt(resources.size()));
+    counters.attempt();
+    Lease lease;
+    try {
+      lease = redlock.acquire(resource, options.ttl());
+    } catch (LockUnavailableException e) {
+      counters.failure(causeOf(e.lastOutcomes()));
+      Thread.sleep(5 + random.nextInt(20));
+      return;
+    }
+    long granted = System.nanoTime();
+    long validUntil = granted + lease.remaining().toNanos();
+    holding.set(resource);
+    counters.granted();
+    boolean lost = false;
+    try {
+      if (!options.pauseBetweenCheckAndWrite()) {
+        pauseIfAsked(); // before the check: the check then catches the loss
+      }
+      if (!lease.isValid()) {
+        lost = true;
+        counters.lost();
+        return;
+      }
+      long workStart = System.nanoTime();
+      if (options.pauseBetweenCheckAndWrite()) {
+        pauseIfAsked(); // between check and write: nothing can catch this one
+      }
+      Thread.sleep(random.nextInt((int) options.work().toMillis() + 1));
+      history.work(new WorkRecord(name, resource, lease.token(), workStart, System.nanoTime()));
+    } finally {
+      long releasing = System.nanoTime();
+      holding.set(null);
+      lease.release();
+      history.lease(new LeaseRecord(name, resource, lease.token(), granted, validUntil,
+          releasing, lost));
+    }
+  }
+
+  private void pauseIfAsked() throws InterruptedException {
+    if (pauseRequested.getAndSet(false)) {
+      Duration pause = options.ttl().multipliedBy(3).dividedBy(2);
+      counters.clientPaused();
+      Thread.sleep(pause.toMillis());
+    }
+  }
+
+  /** Why an acquisition failed, by the votes of its last attempt. */
+  static String causeOf(List<NodeOutcome> outcomes) {
+    int taken = 0;
+    int guarded = 0;
+    int other = 0;
+    for (NodeOutcome outcome : outcomes) {
+      if (outcome.vote() == Vote.TAKEN) {
+        taken++;
+      } else if (outcome.detail().contains("restart guard")) {
+        guarded++;
+      } else if (outcome.vote() != Vote.GRANTED && outcome.vote() != Vote.PENDING) {
+        other++;
+      }
+    }
+    if (taken >= guarded && taken >= other && taken > 0) {
+      return "held by another client";
+    }
+    if (guarded >= other && guarded > 0) {
+      return "nodes held back by the restart guard";
+    }
+    return "nodes unreachable or slow";
+  }
+}

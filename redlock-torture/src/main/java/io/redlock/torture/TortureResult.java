@@ -1,0 +1,54 @@
+package io.redlock.torture;
+
+import io.redlock.testkit.History;
+import io.redlock.testkit.Violation;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a torture run did and what the checker found.
+ *
+ * @param options the run's options
+ * @param elapsed how long the clients ran
+ * @param attempts acquisitions tried
+ * @param acquisitions leases granted
+ * @param lostBeforeWrite leases the client found invalid at its check, and so did not use
+ * @param failures failed acquisitions, by cause
+ * @param faults every fault injected, in order
+ * @param history every lease and every piece of work
+ * @param violations what the checker found; empty for a safe run
+ */
+public record TortureResult(TortureOptions options, Duration elapsed, long attempts,
+    long acquisitions, long lostBeforeWrite, Map<String, Long> failures,
+    List<FaultRecord> faults, History history, List<Violation> violations) {
+
+  /** Faults injected, by kind (a fault with a start and an end counts once). */
+  public Map<Fault, Integer> faultCounts() {
+    Map<Fault, Integer> counts = new EnumMap<>(Fault.class);
+    for (FaultRecord fault : faults) {
+      if (!fault.phase().equals("end")) {
+        counts.merge(fault.fault(), 1, Integer::sum);
+      }
+    }
+    return counts;
+  }
+
+  /** The summary a person reads at the end of a run. */
+  public String summary() {
+    StringBuilder text = new StringBuilder();
+    text.append(String.format("%-34s %d%n", "attempts", attempts));
+    text.append(String.format("%-34s %d%n", "acquisitions", acquisitions));
+    text.append(String.format("%-34s %d%n", "leases lost before their write", lostBeforeWrite));
+    failures.forEach((cause, count) ->
+        text.append(String.format("%-34s %d%n", "failed: " + cause, count)));
+    faultCounts().forEach((fault, count) ->
+        text.append(String.format("%-34s %d%n", "fault: " + fault, count)));
+    text.append(String.format("%-34s %d%n", "violations", violations.size()));
+    for (Violation violation : violations.subList(0, Math.min(10, violations.size()))) {
+      text.append("  ").append(violation).append(System.lineSeparator());
+    }
+    return text.toString();
+  }
+}

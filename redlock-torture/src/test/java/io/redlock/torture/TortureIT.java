@@ -1,0 +1,85 @@
+package io.redlock.torture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.redlock.testkit.Violation;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The checker is shown to work: over the same fault schedules, the safe configuration shows no
+ * violation, and configurations known to be unsafe show violations the checker reports.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class TortureIT {
+
+  private static TortureResult run(TortureOptions options) throws InterruptedException {
+    TortureResult result = TortureRun.run(options, progress -> { });
+    System.out.println(options + System.lineSeparator() + result.summary());
+    return result;
+  }
+
+  @Test
+  void everyFaultWithTheRestartGuardOnKeepsMutualExclusion() throws Exception {
+    TortureResult result = run(TortureOptions.builder()
+        .nodes(5).clients(4).resources(2).duration(Duration.ofSeconds(20))
+        .ttl(Duration.ofSeconds(2)).work(Duration.ofMillis(50))
+        .faultInterval(Duration.ofMillis(1_200)).seed(11)
+        .faults(EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE, Fault.PARTITION,
+            Fault.LATENCY, Fault.BLACKHOLE, Fault.CLIENT_PAUSE))
+        .build());
+    assertThat(result.violations()).isEmpty();
+    assertThat(result.acquisitions()).isPositive();
+    assertThat(result.faultCounts().keySet().size()).isGreaterThanOrEqualTo(4);
+
+    Path dir = Files.createDirectories(Path.of("target", "torture"));
+    HistoryJson.write(result, dir.resolve("safe.json"));
+    TimelineReport.write(result, dir.resolve("safe.html"));
+    assertThat(Files.readString(dir.resolve("safe.json")))
+        .contains("\"leases\"", "\"faults\"", "\"violations\": [");
+    assertThat(Files.readString(dir.resolve("safe.html")))
+        .contains("<svg", "0 violations", "node 4", "client-3");
+  }
+
+  private static TortureOptions.Builder majorityRestarts() {
+    return TortureOptions.builder()
+        .nodes(3).clients(2).resources(1).duration(Duration.ofSeconds(12))
+        .ttl(Duration.ofSeconds(3)).work(Duration.ofMillis(1_500))
+        .faultInterval(Duration.ofMillis(1_500)).seed(23)
+        .faults(EnumSet.of(Fault.MAJORITY_RESTART));
+  }
+
+  @Test
+  void aMajorityRestartedEmptyWithoutTheGuardLetsTwoClientsHoldOneLock() throws Exception {
+    TortureResult result = run(majorityRestarts().restartGuard(false).build());
+    assertThat(result.faultCounts().get(Fault.MAJORITY_RESTART)).isPositive();
+    assertThat(result.violations()).extracting(Violation::kind)
+        .contains(Violation.Kind.OVERLAPPING_LEASES);
+    Path dir = Files.createDirectories(Path.of("target", "torture"));
+    TimelineReport.write(result, dir.resolve("unsafe-majority-restart.html"));
+  }
+
+  @Test
+  void theSameRestartsWithTheGuardOnKeepMutualExclusion() throws Exception {
+    TortureResult result = run(majorityRestarts().restartGuard(true).build());
+    assertThat(result.faultCounts().get(Fault.MAJORITY_RESTART)).isPositive();
+    assertThat(result.violations()).isEmpty();
+  }
+
+  @Test
+  void aClientPausedBetweenItsCheckAndItsWriteIsCaught() throws Exception {
+    TortureResult result = run(TortureOptions.builder()
+        .nodes(3).clients(2).resources(1).duration(Duration.ofSeconds(8))
+        .ttl(Duration.ofSeconds(1)).work(Duration.ofMillis(20))
+        .faultInterval(Duration.ofSeconds(1)).seed(5)
+        .faults(EnumSet.of(Fault.CLIENT_PAUSE)).pauseBetweenCheckAndWrite(true)
+        .build());
+    assertThat(result.violations()).extracting(Violation::kind)
+        .contains(Violation.Kind.WORK_AFTER_LEASE_ENDED);
+  }
+}
