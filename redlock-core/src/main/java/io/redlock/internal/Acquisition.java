@@ -2,6 +2,7 @@ package io.redlock.internal;
 
 import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
+import io.redlock.NodeOutcome;
 import io.redlock.NodeOutcome.Vote;
 import java.time.Duration;
 import java.util.List;
@@ -127,11 +128,21 @@ final class Acquisition {
       }
       return;
     }
-    int unhealthy = decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR);
-    if (!decision.reached() && decision.count(Vote.GRANTED) + unhealthy >= engine.quorum()
-        && log.isWarnEnabled()) {
+    int heldBack = 0;
+    for (NodeOutcome outcome : decision.outcomes()) {
+      if (outcome.detail().startsWith(RestartGuard.HELD_BACK)) {
+        heldBack++;
+      }
+    }
+    int unhealthy = decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR) - heldBack;
+    int granted = decision.count(Vote.GRANTED);
+    if (!decision.reached() && granted + unhealthy >= engine.quorum()) {
       // Without the failing nodes, the lock might have been ours: worth a WARN.
       log.warn("could not acquire resource={}: node errors or timeouts denied the majority;"
+          + " outcomes={}", resources, decision.outcomes());
+    } else if (!decision.reached() && granted + unhealthy + heldBack >= engine.quorum()) {
+      // The restart guard logged its hold-back once; each failure it causes is routine.
+      log.debug("could not acquire resource={}: nodes held back by the restart guard;"
           + " outcomes={}", resources, decision.outcomes());
     }
     LockUnavailableException unavailable = new LockUnavailableException(resources, attempts,

@@ -67,7 +67,8 @@ public final class LockEngine {
     this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
     this.longestTtlMillis = new AtomicLong(config.ttl().toMillis());
     this.guard = new RestartGuard(this.nodes, time, config.restartGuard(), this::holdBackNanos,
-        () -> Validity.driftNanos(longestTtlMillis.get(), config.driftFactor()));
+        () -> Validity.driftNanos(longestTtlMillis.get(), config.driftFactor()),
+        config.driftFactor());
   }
 
   Executor callbacks() {

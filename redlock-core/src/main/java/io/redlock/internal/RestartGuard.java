@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
 public final class RestartGuard {
   private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
 
+  /** How the vote detail of a node held back begins. */
+  public static final String HELD_BACK = "held back by the restart guard: ";
+
   /** How often every node is probed. */
   public static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
 
@@ -49,12 +52,15 @@ public final class RestartGuard {
   private final boolean holdBackRestarts;
   private final LongSupplier holdBackNanos;
   private final LongSupplier driftNanos;
+  private final double driftFactor;
   private final AtomicIntegerArray standing;
   private final AtomicLongArray startedAt;
   private final String[] runIds;
   private final long[] lastServerNanos;
   private final long[] lastLocalNanos;
+  private final long[] lastRoundTrip;
   private final boolean[] probing;
+  private final AtomicIntegerArray epochs;
   private final boolean[] heldBackLogged;
   private final boolean[] probedOnce;
   private final CompletableFuture<Void> firstProbes = new CompletableFuture<>();
@@ -66,22 +72,26 @@ public final class RestartGuard {
    * @param holdBackRestarts whether restarted nodes are held back (the guard proper); the
    *     start-up checks run either way
    * @param holdBackNanos the current hold-back time: the longest ttl in use plus its drift
-   * @param driftNanos the drift margin a clock may deviate by between two probes
+   * @param driftNanos the drift margin of the longest lease: a jump within it is harmless
+   * @param driftFactor the rate two clocks may drift apart by, over the time between probes
    */
   public RestartGuard(List<NodeClient> nodes, TimeSource time, boolean holdBackRestarts,
-      LongSupplier holdBackNanos, LongSupplier driftNanos) {
+      LongSupplier holdBackNanos, LongSupplier driftNanos, double driftFactor) {
     this.nodes = nodes;
     this.time = time;
     this.holdBackRestarts = holdBackRestarts;
     this.holdBackNanos = holdBackNanos;
     this.driftNanos = driftNanos;
+    this.driftFactor = driftFactor;
     int n = nodes.size();
     this.standing = new AtomicIntegerArray(n);
     this.startedAt = new AtomicLongArray(n);
     this.runIds = new String[n];
     this.lastServerNanos = new long[n];
     this.lastLocalNanos = new long[n];
+    this.lastRoundTrip = new long[n];
     this.probing = new boolean[n];
+    this.epochs = new AtomicIntegerArray(n);
     this.heldBackLogged = new boolean[n];
     this.probedOnce = new boolean[n];
     this.firstProbesLeft = n;
@@ -134,10 +144,10 @@ public final class RestartGuard {
       return "excluded: not an independent master (see the log)";
     }
     if (state == UNKNOWN) {
-      return "held back by the restart guard: not probed since it was (re)connected";
+      return HELD_BACK + "not probed since it was (re)connected";
     }
     long up = time.nanoTime() - startedAt.get(index);
-    return "held back by the restart guard: up for " + Durations.formatNanos(up) + " of "
+    return HELD_BACK + "up for " + Durations.formatNanos(up) + " of "
         + Durations.formatNanos(holdBackNanos.getAsLong());
   }
 
@@ -178,7 +188,9 @@ public final class RestartGuard {
 
   private void disconnected(int index) {
     // The next process behind this address may be a new one: count nothing from it until a
-    // probe says which process it is.
+    // probe says which process it is. A probe already in flight may be answered by the old
+    // process: the epoch makes its answer void.
+    epochs.incrementAndGet(index);
     if (standing.compareAndSet(index, KNOWN, UNKNOWN)) {
       log.debug("node={} disconnected: held back until probed", nodes.get(index).name());
     }
@@ -191,6 +203,7 @@ public final class RestartGuard {
       }
       probing[index] = true;
     }
+    int epoch = epochs.get(index);
     long sent = time.nanoTime();
     CompletableFuture<NodeInfo> reply;
     try {
@@ -198,16 +211,19 @@ public final class RestartGuard {
     } catch (RuntimeException e) {
       reply = CompletableFuture.failedFuture(e);
     }
-    reply.whenComplete((info, error) -> probed(index, sent, info, error));
+    reply.whenComplete((info, error) -> probed(index, epoch, sent, info, error));
   }
 
-  private void probed(int index, long sent, NodeInfo info, Throwable error) {
+  private void probed(int index, int epoch, long sent, NodeInfo info, Throwable error) {
     long received = time.nanoTime();
     RedlockConfigException refused = null;
     boolean allProbedOnce = false;
     synchronized (this) {
       probing[index] = false;
-      if (error == null) {
+      if (error == null && epoch != epochs.get(index)) {
+        log.debug("node={} probe answered across a lost connection: ignored",
+            nodes.get(index).name());
+      } else if (error == null) {
         refused = learn(index, sent, received, info);
       } else {
         log.debug("node={} not probed: {}", nodes.get(index).name(), error.toString());
@@ -256,7 +272,11 @@ public final class RestartGuard {
       runIds[index] = info.runId();
     } else if (lastLocalNanos[index] != 0) {
       long jump = (serverNanos - lastServerNanos[index]) - (local - lastLocalNanos[index]);
-      long tolerance = driftNanos.getAsLong() + (received - sent);
+      // Each reading places the node's TIME somewhere within its probe's round trip, so the
+      // difference of two readings is uncertain by both round trips.
+      long interval = local - lastLocalNanos[index];
+      long tolerance = driftNanos.getAsLong() + (long) (interval * driftFactor)
+          + (received - sent) + lastRoundTrip[index];
       if (jump > tolerance) {
         // Redis expires keys by its wall clock: a clock that leapt forward expired keys early,
         // as a restart would have forgotten them.
@@ -268,6 +288,7 @@ public final class RestartGuard {
     }
     lastServerNanos[index] = serverNanos;
     lastLocalNanos[index] = local;
+    lastRoundTrip[index] = received - sent;
     standing.set(index, KNOWN);
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;
