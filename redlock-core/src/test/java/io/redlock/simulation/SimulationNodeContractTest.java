@@ -1,0 +1,40 @@
+package io.redlock.simulation;
+
+import io.redlock.sim.FakeTime;
+import io.redlock.sim.NodeClientContract;
+import io.redlock.spi.NodeClient;
+import java.time.Duration;
+
+/** The node contract, run against the simulation's own node model (clock drifting 0.5% fast). */
+class SimulationNodeContractTest extends NodeClientContract {
+  private final FakeTime truth = new FakeTime();
+  private final SimNodeStore node = new SimNodeStore("sim", truth, 1.005, 1_700_000_000_000_000_000L);
+  private final SimConnection connection =
+      new SimConnection(node, truth, new ClientProcess(), Network.inline());
+
+  @Override
+  protected NodeClient client() {
+    return connection;
+  }
+
+  @Override
+  protected String valueOf(String key) {
+    return node.valueOf(key);
+  }
+
+  @Override
+  protected long pttl(String key) {
+    return node.pttl(key);
+  }
+
+  @Override
+  protected void put(String key, String value, Duration ttl) {
+    node.put(key, value, ttl.toNanos());
+  }
+
+  @Override
+  protected void passTime(Duration duration) {
+    // the contract speaks of the node's clock: convert to true time
+    truth.advance(Duration.ofNanos((long) Math.ceil(duration.toNanos() / 1.005)));
+  }
+}

@@ -1,0 +1,170 @@
+package io.redlock.simulation;
+
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.SimulationAccess;
+import io.redlock.sim.FakeTime;
+import io.redlock.spi.NodeClient;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One deterministic schedule: builds the nodes, the clients (each its own {@link Redlock} on
+ * its own drifting clock) and the faults from a seed, runs them on one {@link FakeTime} (true
+ * time) until every client finished its operations, and checks the {@link OverlapChecker}
+ * property. Everything random comes from the seed, so a seed replays the same run.
+ */
+final class SimulationRun {
+  private static final Duration STEP = Duration.ofMillis(50);
+  private static final long HORIZON_NANOS = 60_000_000_000L;
+  private static final Map<String, RedlockConfig> CONFIGS = new ConcurrentHashMap<>();
+
+  /** What one run found. */
+  record Outcome(Schedule schedule, List<OverlapChecker.Violation> violations,
+      List<Throwable> errors, boolean finished, int leases, int commits, int failedAcquisitions,
+      List<String> trace) {
+    boolean failed() {
+      return !violations.isEmpty() || !errors.isEmpty() || !finished;
+    }
+
+    String report() {
+      StringBuilder text = new StringBuilder(schedule.describe());
+      for (OverlapChecker.Violation violation : violations) {
+        text.append("\n  VIOLATION: ").append(violation);
+      }
+      for (Throwable error : errors) {
+        text.append("\n  ERROR: ").append(error);
+      }
+      if (!finished) {
+        text.append("\n  NOT FINISHED within the horizon");
+      }
+      return text.toString();
+    }
+  }
+
+  private SimulationRun() {}
+
+  static Outcome run(SimulationMode mode, long seed, boolean tracing) {
+    Random root = new Random(seed);
+    Schedule schedule = Schedule.draw(mode, seed, root);
+    FakeTime truth = new FakeTime();
+    long origin = truth.nanoTime();
+    History history = new History(origin, tracing);
+    Network network = schedule.network().build(new Random(root.nextLong()));
+
+    List<SimNodeStore> nodes = new ArrayList<>();
+    for (int i = 0; i < schedule.nodes().size(); i++) {
+      Schedule.NodeSpec spec = schedule.nodes().get(i);
+      nodes.add(new SimNodeStore("sim://node" + i, truth, spec.rate(), spec.clockOffset()));
+    }
+    RedlockConfig config = config(nodes.size(), mode.restartGuard);
+
+    List<List<String>> resourceChoices = new ArrayList<>();
+    for (int r = 0; r < schedule.resources(); r++) {
+      resourceChoices.add(List.of("r" + r));
+    }
+    if (schedule.resources() > 1) {
+      resourceChoices.add(List.of("r1", "r0")); // one lease over several resources
+    }
+
+    network.immediate = true; // Redlock.over waits for the first probes
+    List<ClientProcess> processes = new ArrayList<>();
+    List<SimClient> clients = new ArrayList<>();
+    for (int i = 0; i < schedule.clients().size(); i++) {
+      Schedule.ClientSpec spec = schedule.clients().get(i);
+      ClientProcess process = new ClientProcess();
+      DriftingClock clock = new DriftingClock(truth, spec.rate(), spec.clockOffset(), process);
+      List<NodeClient> connections = new ArrayList<>();
+      for (SimNodeStore node : nodes) {
+        connections.add(new SimConnection(node, truth, process, network));
+      }
+      Redlock redlock = SimulationAccess.over(config, connections, clock,
+          new Random(root.nextLong()));
+      processes.add(process);
+      clients.add(new SimClient(i, redlock, clock, truth, new Random(root.nextLong()), spec,
+          resourceChoices, history));
+    }
+    network.immediate = false;
+
+    for (Schedule.Fault fault : schedule.faults()) {
+      SimNodeStore node = nodes.get(fault.node());
+      truth.schedule(() -> {
+        history.trace(truth.nanoTime(), () -> "fault: " + node.name + " " + fault.kind());
+        switch (fault.kind()) {
+          case RESTART_EMPTY -> node.restartEmpty();
+          case CRASH_THEN_RECOVER_WITH_KEYS, CRASH_THEN_RECOVER_EMPTY -> {
+            node.crash();
+            boolean keep = fault.kind() == Schedule.FaultKind.CRASH_THEN_RECOVER_WITH_KEYS;
+            truth.schedule(() -> {
+              history.trace(truth.nanoTime(), () -> "fault: " + node.name + " recovers"
+                  + (keep ? " with its keys" : " empty"));
+              node.recover(keep);
+            }, fault.downNanos());
+          }
+          default -> throw new IllegalStateException(fault.kind().toString());
+        }
+      }, fault.atNanos());
+    }
+    for (Schedule.Pause pause : schedule.pauses()) {
+      ClientProcess process = processes.get(pause.client());
+      truth.schedule(() -> {
+        history.trace(truth.nanoTime(), () -> "client" + pause.client() + " paused");
+        process.pause();
+      }, pause.atNanos());
+      truth.schedule(() -> {
+        history.trace(truth.nanoTime(), () -> "client" + pause.client() + " resumed");
+        process.resume();
+      }, pause.atNanos() + pause.forNanos());
+    }
+
+    clients.forEach(SimClient::start);
+    boolean finished = false;
+    try {
+      while (truth.nanoTime() - origin < HORIZON_NANOS) {
+        if (allDone(clients)) {
+          finished = true;
+          break;
+        }
+        truth.advance(STEP);
+      }
+    } catch (RuntimeException | AssertionError e) {
+      history.errors.add(e);
+    }
+    return new Outcome(schedule, OverlapChecker.check(history.leases), history.errors,
+        finished, history.leases.size(), history.commits(), history.failedAcquisitions,
+        history.traceLines());
+  }
+
+  private static boolean allDone(List<SimClient> clients) {
+    for (SimClient client : clients) {
+      if (!client.done()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static RedlockConfig config(int nodes, boolean restartGuard) {
+    return CONFIGS.computeIfAbsent(nodes + "/" + restartGuard, key -> {
+      List<String> uris = new ArrayList<>();
+      for (int i = 0; i < nodes; i++) {
+        uris.add("sim://node" + i);
+      }
+      return RedlockConfig.builder()
+          .nodes(uris)
+          .ttl(Duration.ofMillis(Schedule.TTL_MILLIS))
+          .nodeTimeout(Duration.ofMillis(50))
+          .driftFactor(0.01)
+          .retryCount(3)
+          .retryDelay(Duration.ofMillis(100))
+          .retryJitter(Duration.ofMillis(50))
+          .maxWait(Duration.ofSeconds(2))
+          .restartGuard(restartGuard)
+          .build();
+    });
+  }
+}
