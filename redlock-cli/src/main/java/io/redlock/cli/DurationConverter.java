@@ -34,6 +34,21 @@ public final class DurationConverter implements ITypeConverter<Duration> {
     return duration;
   }
 
+  /** Shows a duration the way it is typed: {@code 500ms}, {@code 30s}, {@code 5m}. */
+  static String format(Duration d) {
+    if (d.toNanos() % 1_000_000 != 0) {
+      return d.toString();
+    }
+    if (d.toMillis() % 1_000 != 0) {
+      return d.toMillis() + "ms";
+    }
+    long seconds = d.toSeconds();
+    if (seconds > 0 && seconds % 3_600 == 0) {
+      return seconds / 3_600 + "h";
+    }
+    return seconds > 0 && seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+  }
+
   private static Duration parse(String value) {
     String lower = value.toLowerCase(Locale.ROOT);
     Matcher matcher = WITH_UNIT.matcher(lower);

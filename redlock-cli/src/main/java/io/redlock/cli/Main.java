@@ -15,27 +15,29 @@ import picocli.CommandLine.Spec;
 /**
  * The {@code redlock} command.
  *
- * <p>Exit codes: 0 success, 1 a safety violation was seen, 2 bad arguments, 3 the command could
- * not run (for instance no redis-server could be started).
+ * <p>Exit codes (see {@link ExitCodes}): 0 success, 1 a safety violation was seen (demo), 2 bad
+ * arguments, 3 the command could not run; {@code exec} adds its own (73, 74, 126, 127, the
+ * command's status).
  */
 @Command(
     name = "redlock",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Redlock, a distributed lock over independent Redis masters.",
-    subcommands = {DemoCommand.class},
+    subcommands = {ExecCommand.class, StatusCommand.class, DemoCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:success",
         "1:a safety violation was seen",
         "2:bad arguments",
-        "3:the command could not run"})
+        "3:the command could not run",
+        "73, 74, ...:see 'redlock exec --help'"})
 public final class Main implements Runnable {
 
   /** Exit code when a safety violation was seen. */
-  static final int EXIT_VIOLATION = 1;
+  static final int EXIT_VIOLATION = ExitCodes.VIOLATION;
   /** Exit code when the command failed to run. */
-  static final int EXIT_FAILURE = 3;
+  static final int EXIT_FAILURE = ExitCodes.FAILURE;
 
   @Spec
   CommandSpec spec;
@@ -51,9 +53,13 @@ public final class Main implements Runnable {
 
   /** The configured command line, also used by tests to parse without running anything. */
   static CommandLine commandLine() {
-    return new CommandLine(new Main())
+    CommandLine commandLine = new CommandLine(new Main())
+        .setCaseInsensitiveEnumValuesAllowed(true)
         .setParameterExceptionHandler(Main::badArguments)
         .setExecutionExceptionHandler(Main::failed);
+    // exec: every word after RESOURCE belongs to the command, even "-l" or "--help".
+    commandLine.getSubcommands().get("exec").setStopAtPositional(true);
+    return commandLine;
   }
 
   /** Bad arguments: one line naming the problem and where to find help, exit 2. */

@@ -1,0 +1,298 @@
+package io.redlock.cli;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code redlock status RESOURCE}: what every node says about a resource, and the verdict.
+ *
+ * <p>Asks each node at once (within the connect timeout) for {@code INFO server},
+ * {@code INFO replication}, {@code GET key} and {@code PTTL key}, prints one row per node and
+ * a verdict: <b>held</b> if a majority of all nodes hold the same token, <b>free</b> if a
+ * majority answered and do not hold the key (so no majority can hold it), <b>unknown</b>
+ * otherwise. It only reads; it never takes or breaks the lock.
+ */
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Shows what each node holds for a resource, and the quorum verdict.",
+    description = {
+        "Shows, per node, whether it is reachable, its role and uptime, and whether it holds"
+            + " RESOURCE (token prefix and remaining ttl); then the quorum verdict: held (a"
+            + " majority hold the same token), free (a majority answered without it) or"
+            + " unknown. Read-only."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "0:the verdict is held or free",
+        "2:bad arguments, settings or config file",
+        "3:the verdict is unknown (too few nodes answered, or no token has a majority)"})
+final class StatusCommand implements Callable<Integer> {
+
+  /** Token characters shown: enough to tell holders apart, not the whole secret. */
+  static final int TOKEN_SHOWN = 8;
+
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  ConnectionOptions connection;
+
+  @Parameters(index = "0", paramLabel = "RESOURCE", description = "The resource to look at.")
+  String resource;
+
+  /** What one node said; {@code error} is set when it could not be asked. */
+  record NodeState(String node, String error, String role, Long uptimeSeconds, String value,
+      Long pttl) {
+    boolean reachable() {
+      return error == null;
+    }
+  }
+
+  /** The verdict over all nodes. */
+  enum Verdict { held, free, unknown }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ConnectionOptions.Settings settings = connection.resolve();
+    connection.build(settings, settings.builder()); // refuses bad node URIs, naming them
+    String key = settings.key(resource);
+    List<NodeState> states = query(settings, key);
+    int quorum = states.size() / 2 + 1;
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("resource " + resource + (key.equals(resource) ? "" : " (key " + key + ")")
+        + ", " + states.size() + " node(s), quorum " + quorum);
+    printTable(out, states);
+    Verdict verdict = verdict(states);
+    out.println(verdictLine(verdict, states));
+    out.flush();
+    return verdict == Verdict.unknown ? ExitCodes.FAILURE : ExitCodes.OK;
+  }
+
+  /** Held if a majority of all nodes hold one value; free if a majority answered without it. */
+  static Verdict verdict(List<NodeState> states) {
+    int quorum = states.size() / 2 + 1;
+    Map<String, Integer> holders = new HashMap<>();
+    int without = 0;
+    for (NodeState state : states) {
+      if (!state.reachable()) {
+        continue;
+      }
+      if (state.value() == null) {
+        without++;
+      } else {
+        holders.merge(state.value(), 1, Integer::sum);
+      }
+    }
+    if (holders.values().stream().anyMatch(count -> count >= quorum)) {
+      return Verdict.held;
+    }
+    return without >= quorum ? Verdict.free : Verdict.unknown;
+  }
+
+  private static String verdictLine(Verdict verdict, List<NodeState> states) {
+    long reachable = states.stream().filter(NodeState::reachable).count();
+    long holding = states.stream().filter(s -> s.reachable() && s.value() != null).count();
+    int quorum = states.size() / 2 + 1;
+    String counts = reachable + " of " + states.size() + " node(s) answered, " + holding
+        + " hold the key";
+    return switch (verdict) {
+      case held -> "verdict: held (" + counts + "; a majority hold the same token)";
+      case free -> "verdict: free (" + counts + "; no majority can hold it)";
+      case unknown -> "verdict: unknown (" + counts + "; neither " + quorum
+          + " holding the same token nor " + quorum + " answering without it)";
+    };
+  }
+
+  private List<NodeState> query(ConnectionOptions.Settings settings, String key)
+      throws InterruptedException {
+    Duration timeout = settings.connectTimeout();
+    ClientResources resources = DefaultClientResources.builder()
+        .ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    ExecutorService pool = Executors.newFixedThreadPool(settings.nodes().size(), runnable -> {
+      Thread thread = new Thread(runnable, "redlock-status");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<CompletableFuture<NodeState>> futures = new ArrayList<>();
+      for (String node : settings.nodes()) {
+        futures.add(CompletableFuture.supplyAsync(
+            () -> ask(node, settings, key, resources, timeout), pool));
+      }
+      List<NodeState> states = new ArrayList<>();
+      long deadline = System.nanoTime() + timeout.toNanos() * 3;
+      for (int i = 0; i < futures.size(); i++) {
+        try {
+          states.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()),
+              TimeUnit.NANOSECONDS));
+        } catch (java.util.concurrent.ExecutionException
+            | java.util.concurrent.TimeoutException e) {
+          states.add(new NodeState(displayName(settings.nodes().get(i)),
+              "no answer in time", null, null, null, null));
+        }
+      }
+      return states;
+    } finally {
+      pool.shutdownNow();
+      resources.shutdown(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  private static NodeState ask(String node, ConnectionOptions.Settings settings, String key,
+      ClientResources resources, Duration timeout) {
+    String name = displayName(node);
+    RedisURI uri;
+    try {
+      uri = RedisURI.create(node);
+    } catch (RuntimeException e) {
+      return new NodeState(name, "not a Redis URI", null, null, null, null);
+    }
+    if (URI.create(node).getUserInfo() == null && settings.password() != null) {
+      if (settings.username() != null) {
+        uri.setAuthentication(settings.username(), settings.password());
+      } else {
+        uri.setAuthentication(settings.password());
+      }
+    }
+    uri.setTimeout(timeout);
+    RedisClient client = RedisClient.create(resources);
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(false)
+        .timeoutOptions(TimeoutOptions.enabled(timeout))
+        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+        .build());
+    try (StatefulRedisConnection<String, String> connection =
+        client.connect(StringCodec.UTF8, uri)) {
+      RedisCommands<String, String> redis = connection.sync();
+      Map<String, String> info = parseInfo(redis.info("server") + "\n"
+          + redis.info("replication"));
+      String value = redis.get(key);
+      Long pttl = redis.pttl(key);
+      Long uptime = null;
+      try {
+        uptime = Long.valueOf(info.getOrDefault("uptime_in_seconds", ""));
+      } catch (NumberFormatException e) {
+        // left unknown
+      }
+      return new NodeState(name, null, info.getOrDefault("role", "?"), uptime, value, pttl);
+    } catch (RuntimeException e) {
+      return new NodeState(name, oneLine(e), null, null, null, null);
+    } finally {
+      client.shutdown(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  private static Map<String, String> parseInfo(String text) {
+    Map<String, String> fields = new HashMap<>();
+    for (String line : text.split("\r?\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0 && !line.startsWith("#")) {
+        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+      }
+    }
+    return fields;
+  }
+
+  private static void printTable(PrintWriter out, List<NodeState> states) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"NODE", "REACHABLE", "ROLE", "UPTIME", "HELD", "TTL", "TOKEN",
+        "NOTE"});
+    for (NodeState s : states) {
+      if (!s.reachable()) {
+        rows.add(new String[] {s.node(), "no", "-", "-", "-", "-", "-", s.error()});
+        continue;
+      }
+      boolean held = s.value() != null;
+      String note = held && s.pttl() != null && s.pttl() == -1 ? "key has no expiry" : "";
+      rows.add(new String[] {s.node(), "yes", s.role(),
+          s.uptimeSeconds() == null ? "?" : uptime(s.uptimeSeconds()), held ? "yes" : "no",
+          held ? ttl(s.pttl()) : "-",
+          held ? s.value().substring(0, Math.min(TOKEN_SHOWN, s.value().length())) : "-",
+          note});
+    }
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int c = 0; c < row.length; c++) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < row.length; c++) {
+        line.append(c == row.length - 1 ? row[c]
+            : String.format(Locale.ROOT, "%-" + widths[c] + "s  ", row[c]));
+      }
+      out.println(line.toString().stripTrailing());
+    }
+  }
+
+  private static String ttl(Long pttl) {
+    if (pttl == null || pttl == -2) {
+      return "gone";
+    }
+    if (pttl == -1) {
+      return "none";
+    }
+    return pttl < 10_000 ? pttl + "ms"
+        : String.format(Locale.ROOT, "%.1fs", pttl / 1_000.0);
+  }
+
+  private static String uptime(long seconds) {
+    if (seconds < 60) {
+      return seconds + "s";
+    }
+    if (seconds < 3_600) {
+      return seconds / 60 + "m" + seconds % 60 + "s";
+    }
+    if (seconds < 86_400) {
+      return seconds / 3_600 + "h" + seconds % 3_600 / 60 + "m";
+    }
+    return seconds / 86_400 + "d" + seconds % 86_400 / 3_600 + "h";
+  }
+
+  private static String oneLine(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage() != null ? root.getMessage() : root.toString();
+    return message.replaceAll("\\s+", " ");
+  }
+
+  /** The URI without credentials. */
+  static String displayName(String uri) {
+    int schemeEnd = uri.indexOf("://");
+    int at = uri.lastIndexOf('@');
+    if (at < 0 || schemeEnd < 0 || at < schemeEnd) {
+      return at < 0 ? uri : "****";
+    }
+    return uri.substring(0, schemeEnd + 3) + uri.substring(at + 1);
+  }
+}

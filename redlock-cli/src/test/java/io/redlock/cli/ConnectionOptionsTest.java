@@ -1,0 +1,159 @@
+package io.redlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+class ConnectionOptionsTest {
+
+  @TempDir
+  Path dir;
+
+  /** Parses {@code status ARGS r} and returns the mixin, with the given environment. */
+  private static ConnectionOptions parse(Map<String, String> env, String... args) {
+    CommandLine cl = Main.commandLine();
+    String[] all = new String[args.length + 2];
+    all[0] = "status";
+    System.arraycopy(args, 0, all, 1, args.length);
+    all[all.length - 1] = "r";
+    cl.parseArgs(all);
+    StatusCommand status = cl.getSubcommands().get("status").getCommand();
+    status.connection.env = env;
+    return status.connection;
+  }
+
+  @Test
+  void commandLineBeatsEnvironmentBeatsConfigFile() throws IOException {
+    Path secret = Files.writeString(dir.resolve("secret"), "s3cret\n");
+    Path config = Files.writeString(dir.resolve("redlock.properties"), String.join("\n",
+        "# comment", "nodes=redis://f1:1, redis://f2:2", "username=alice",
+        "password-file=secret", "ttl=45s", "node-timeout=PT0.1S", "key-prefix=locks:"));
+
+    ConnectionOptions.Settings fromFile = parse(Map.of(), "--config", config.toString())
+        .resolve();
+    assertThat(fromFile.nodes()).containsExactly("redis://f1:1", "redis://f2:2");
+    assertThat(fromFile.username()).isEqualTo("alice");
+    assertThat(fromFile.password()).isEqualTo("s3cret");
+    assertThat(fromFile.ttl()).contains(Duration.ofSeconds(45));
+    assertThat(fromFile.nodeTimeout()).isEqualTo(Duration.ofMillis(100));
+    assertThat(fromFile.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(fromFile.key("job")).isEqualTo("locks:job");
+
+    ConnectionOptions.Settings fromEnv = parse(Map.of("REDLOCK_NODES", "redis://e:1",
+        "REDLOCK_PASSWORD", "envpw", "REDLOCK_CONFIG", config.toString())).resolve();
+    assertThat(fromEnv.nodes()).containsExactly("redis://e:1");
+    assertThat(fromEnv.password()).isEqualTo("envpw");
+    assertThat(fromEnv.username()).isEqualTo("alice");
+
+    Path other = Files.writeString(dir.resolve("other"), "cli-pw");
+    ConnectionOptions.Settings fromCli = parse(Map.of("REDLOCK_NODES", "redis://e:1",
+        "REDLOCK_PASSWORD", "envpw"), "--nodes", "redis://c1:1,redis://c2:2",
+        "--password-file", other.toString(), "--config", config.toString()).resolve();
+    assertThat(fromCli.nodes()).containsExactly("redis://c1:1", "redis://c2:2");
+    assertThat(fromCli.password()).isEqualTo("cli-pw");
+  }
+
+  @Test
+  void refusalsNameTheCulprit() throws IOException {
+    Path unknown = Files.writeString(dir.resolve("u.properties"), "nodes=redis://a:1\nfoo=1\n");
+    assertThatThrownBy(() -> parse(Map.of(), "--config", unknown.toString()).resolve())
+        .isInstanceOf(ParameterException.class).hasMessageContaining("unknown key 'foo'");
+
+    Path password = Files.writeString(dir.resolve("p.properties"), "password=x\n");
+    assertThatThrownBy(() -> parse(Map.of(), "--config", password.toString()).resolve())
+        .hasMessageContaining("unknown key 'password'").hasMessageContaining("password-file");
+
+    Path badTtl = Files.writeString(dir.resolve("t.properties"), "nodes=redis://a:1\nttl=5x\n");
+    assertThatThrownBy(() -> parse(Map.of(), "--config", badTtl.toString()).resolve())
+        .hasMessageContaining("invalid value for key 'ttl'");
+
+    assertThatThrownBy(() -> parse(Map.of(), "--config", dir.resolve("none").toString())
+        .resolve()).hasMessageContaining("option '--config'").hasMessageContaining("no such");
+
+    assertThatThrownBy(() -> parse(Map.of(), "--nodes", "redis://a:1",
+        "--password-file", dir.resolve("none").toString()).resolve())
+        .hasMessageContaining("option '--password-file'");
+
+    assertThatThrownBy(() -> parse(Map.of("REDLOCK_NODES", "redis://a:1,,")).resolve())
+        .hasMessageContaining("REDLOCK_NODES");
+
+    assertThatThrownBy(() -> parse(Map.of()).resolve())
+        .hasMessageContaining("Missing nodes");
+
+    ConnectionOptions options = parse(Map.of(), "--nodes", "redis://a:1,redis://a:1");
+    ConnectionOptions.Settings settings = options.resolve();
+    assertThatThrownBy(() -> options.build(settings, settings.builder()))
+        .hasMessageContaining("option '--nodes'").hasMessageContaining("nodes[1]");
+  }
+
+  @Test
+  void badArgumentsGetOneLineAndExitCode2() {
+    String[][] cases = {
+        {"exec", "--wait", "5x", "r", "true"},
+        {"exec", "--on-lost", "maybe", "r", "true"},
+        {"exec", "--no-wait", "--wait", "1s", "--nodes", "redis://a:1", "r", "true"},
+        {"exec", "--ttl", "10ms", "--nodes", "redis://a:1", "r", "true"},
+        {"exec", "--nodes", "redis://a:1", "r"},
+        {"exec", "--nodes", "redis://a:1,,redis://b:2", "r", "true"},
+        {"status", "--node-timeout", "0s", "r"},
+        {"status", "--nodes", "not a uri", "r"},
+    };
+    String[] named = {"'--wait'", "'--on-lost'", "'--no-wait'", "'--ttl'", "'COMMAND'",
+        "'--nodes'", "'--node-timeout'", "'--nodes'"};
+    for (int i = 0; i < cases.length; i++) {
+      StringWriter err = new StringWriter();
+      int code = Main.commandLine().setErr(new PrintWriter(err)).execute(cases[i]);
+      assertThat(code).as(String.join(" ", cases[i])).isEqualTo(ExitCodes.USAGE);
+      assertThat(err.toString().lines().count()).as(err.toString()).isEqualTo(1);
+      assertThat(err.toString()).as(String.join(" ", cases[i])).contains(named[i]);
+    }
+  }
+
+  @Test
+  void execTakesEverythingAfterTheResourceAsTheCommand() {
+    for (String[] args : List.of(
+        new String[] {"exec", "--ttl", "5s", "r", "--", "ls", "-l", "--help"},
+        new String[] {"exec", "--ttl", "5s", "r", "ls", "-l", "--help"})) {
+      CommandLine cl = Main.commandLine();
+      cl.parseArgs(args);
+      ExecCommand exec = cl.getSubcommands().get("exec").getCommand();
+      assertThat(exec.resource).isEqualTo("r");
+      assertThat(exec.command).endsWith("ls", "-l", "--help");
+      assertThat(exec.ttl).isEqualTo(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void statusVerdict() {
+    StatusCommand.NodeState a = state("A");
+    StatusCommand.NodeState b = state("B");
+    StatusCommand.NodeState free = state(null);
+    StatusCommand.NodeState down = new StatusCommand.NodeState("n", "refused", null, null, null,
+        null);
+    assertThat(StatusCommand.verdict(List.of(a, a, free))).isEqualTo(StatusCommand.Verdict.held);
+    assertThat(StatusCommand.verdict(List.of(a, a, down))).isEqualTo(StatusCommand.Verdict.held);
+    assertThat(StatusCommand.verdict(List.of(free, free, a))).isEqualTo(StatusCommand.Verdict.free);
+    assertThat(StatusCommand.verdict(List.of(free, free, down)))
+        .isEqualTo(StatusCommand.Verdict.free);
+    assertThat(StatusCommand.verdict(List.of(a, b, free)))
+        .isEqualTo(StatusCommand.Verdict.unknown);
+    assertThat(StatusCommand.verdict(List.of(free, down, down)))
+        .isEqualTo(StatusCommand.Verdict.unknown);
+  }
+
+  private static StatusCommand.NodeState state(String value) {
+    return new StatusCommand.NodeState("n", null, "master", 1L, value, value == null ? -2L : 1000L);
+  }
+}

@@ -1,0 +1,244 @@
+package io.redlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.redlock.testkit.RedisServers;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The {@code redlock exec} and {@code status} commands against three real redis-server
+ * processes: in process through picocli where the exit code is all that matters, and as
+ * separate {@code redlock} processes (the shaded jar when the build made it) for overlap,
+ * lease loss and signals.
+ */
+class RedlockCliIT {
+
+  private static RedisServers redis;
+  private static String nodes;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void startRedis() {
+    redis = RedisServers.start(3);
+    nodes = String.join(",", redis.uris());
+  }
+
+  @AfterAll
+  static void stopRedis() {
+    if (redis != null) {
+      redis.close();
+    }
+  }
+
+  @Test
+  void twoExecsOnOneResourceRunOneAfterTheOther() throws Exception {
+    Path log = dir.resolve("log");
+    String script = "echo start >> '" + log + "'; sleep 1; echo end >> '" + log + "'";
+    Process first = redlock("exec", "--wait", "20s", "overlap", "--", "sh", "-c", script);
+    Process second = redlock("exec", "--wait", "20s", "overlap", "--", "sh", "-c", script);
+    assertThat(exitOf(first)).isZero();
+    assertThat(exitOf(second)).isZero();
+    assertThat(Files.readAllLines(log)).containsExactly("start", "end", "start", "end");
+    assertFree("overlap");
+  }
+
+  @Test
+  void exitCodes() throws Exception {
+    assertThat(run("exec", "--nodes", nodes, "codes", "--", "sh", "-c", "exit 7")).isEqualTo(7);
+    assertThat(run("exec", "--nodes", nodes, "codes", "true")).isZero();
+    assertThat(run("exec", "--nodes", nodes, "codes", "no-such-command-redlock-it"))
+        .isEqualTo(ExitCodes.NOT_FOUND);
+    assertThat(run("exec", "--nodes", nodes, "codes", "sh", "-c", "kill -KILL $$"))
+        .isEqualTo(ExitCodes.SIGNAL_BASE + 9);
+    assertFree("codes");
+
+    for (int i = 0; i < 3; i++) {
+      redis.command(i, "SET", "held", "someone-else", "PX", "60000");
+    }
+    try {
+      assertThat(run("exec", "--nodes", nodes, "--no-wait", "held", "true"))
+          .isEqualTo(ExitCodes.NOT_ACQUIRED);
+      long start = System.nanoTime();
+      assertThat(run("exec", "--nodes", nodes, "--wait", "500ms", "held", "true"))
+          .isEqualTo(ExitCodes.NOT_ACQUIRED);
+      // It retried (a 200ms +- 100ms delay between attempts), and gave up by --wait: the
+      // library starts no attempt that could not finish within it, so it may stop a little early.
+      assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(100),
+          TimeUnit.SECONDS.toNanos(5));
+    } finally {
+      for (int i = 0; i < 3; i++) {
+        redis.command(i, "DEL", "held");
+      }
+    }
+
+    String unreachable;
+    try (RedisServers gone = RedisServers.start(1)) {
+      unreachable = gone.uri(0);
+    }
+    assertThat(run("exec", "--nodes", unreachable, "--connect-timeout", "200ms", "--wait",
+        "300ms", "nowhere", "true")).isEqualTo(ExitCodes.FAILURE);
+    assertThat(run("exec", "--nodes", nodes, "--wait", "nonsense", "x", "true"))
+        .isEqualTo(ExitCodes.USAGE);
+  }
+
+  @Test
+  void lostLeaseKillsTheChild() throws Exception {
+    Path marker = dir.resolve("marker");
+    Process exec = redlock("exec", "--ttl", "1s", "--grace", "1s", "lost", "--", "sh", "-c",
+        "trap 'echo term >> \"" + marker + "\"' TERM; echo started >> '" + marker + "';"
+            + " while true; do sleep 0.1; done");
+    await(() -> Files.exists(marker), "the child to start");
+    for (int i = 0; i < 3; i++) {
+      redis.command(i, "SET", "lost", "someone-else", "PX", "60000");
+    }
+    assertThat(exitOf(exec)).isEqualTo(ExitCodes.LEASE_LOST);
+    assertThat(Files.readAllLines(marker)).containsExactly("started", "term");
+    for (int i = 0; i < 3; i++) {
+      assertThat(redis.command(i, "GET", "lost")).isEqualTo("someone-else");
+      redis.command(i, "DEL", "lost");
+    }
+  }
+
+  @Test
+  void signalToRedlockReachesTheChildAndReleasesTheLock() throws Exception {
+    Path marker = dir.resolve("marker");
+    Process exec = redlock("exec", "sig", "--", "sh", "-c",
+        "trap 'echo term >> \"" + marker + "\"; exit 42' TERM;"
+            + " echo \"$REDLOCK_RESOURCE $REDLOCK_TOKEN\" >> '" + marker + "';"
+            + " while true; do sleep 0.1; done");
+    await(() -> Files.exists(marker) && !readQuietly(marker).isEmpty(), "the child to start");
+    String[] env = Files.readAllLines(marker).get(0).split(" ");
+    assertThat(env[0]).isEqualTo("sig");
+    assertThat(env[1]).matches("[0-9a-f]{40}");
+    assertThat(redis.command(0, "GET", "sig")).isEqualTo(env[1]);
+
+    StringWriter status = new StringWriter();
+    assertThat(run(status, "status", "--nodes", nodes, "sig")).isEqualTo(ExitCodes.OK);
+    assertThat(status.toString()).contains("verdict: held").contains(env[1].substring(0, 8));
+
+    exec.destroy(); // SIGTERM to redlock
+    assertThat(exitOf(exec)).isEqualTo(42);
+    assertThat(Files.readAllLines(marker)).hasSize(2).last().isEqualTo("term");
+    assertFree("sig");
+  }
+
+  @Test
+  void statusOnFreeHeldAndSplitResources() {
+    StringWriter free = new StringWriter();
+    assertThat(run(free, "status", "--nodes", nodes, "nobody")).isEqualTo(ExitCodes.OK);
+    assertThat(free.toString()).contains("verdict: free").contains("master");
+    assertThat(free.toString().lines().filter(l -> l.startsWith("redis://"))).hasSize(3)
+        .allMatch(l -> l.matches("\\S+\\s+yes\\s+master\\s+\\S+\\s+no\\s+-\\s+-.*"));
+
+    redis.command(0, "SET", "split", "aaaaaaaaaa", "PX", "60000");
+    redis.command(1, "SET", "split", "bbbbbbbbbb", "PX", "60000");
+    StringWriter split = new StringWriter();
+    assertThat(run(split, "status", "--nodes", nodes, "split")).isEqualTo(ExitCodes.FAILURE);
+    assertThat(split.toString()).contains("verdict: unknown");
+
+    redis.command(2, "SET", "split", "aaaaaaaaaa", "PX", "60000");
+    StringWriter held = new StringWriter();
+    assertThat(run(held, "status", "--nodes", nodes, "split")).isEqualTo(ExitCodes.OK);
+    assertThat(held.toString()).contains("verdict: held").contains("aaaaaaaa");
+    for (int i = 0; i < 3; i++) {
+      redis.command(i, "DEL", "split");
+    }
+  }
+
+  // --- helpers ---
+
+  private static int run(String... args) {
+    return run(new StringWriter(), args);
+  }
+
+  /**
+   * The servers were started a moment ago: without opting out, the restart guard would hold
+   * them back for a ttl (30 s by default) before any lock could be taken.
+   */
+  private static String[] unguarded(String... args) {
+    if (args.length == 0 || !(args[0].equals("exec") || args[0].equals("status"))) {
+      return args;
+    }
+    List<String> all = new ArrayList<>(List.of(args));
+    all.add(1, "--no-restart-guard");
+    return all.toArray(String[]::new);
+  }
+
+  private static int run(StringWriter out, String... args) {
+    StringWriter err = new StringWriter();
+    int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
+        .execute(unguarded(args));
+    System.err.print(err);
+    return code;
+  }
+
+  /** Starts {@code redlock ARGS} as a process with REDLOCK_NODES set. */
+  private static Process redlock(String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    String jar = System.getProperty("redlock.jar");
+    if (jar != null && new File(jar).isFile()) {
+      command.add("-jar");
+      command.add(jar);
+    } else {
+      command.add("-cp");
+      command.add(System.getProperty("java.class.path"));
+      command.add(Main.class.getName());
+    }
+    command.addAll(List.of(unguarded(args)));
+    ProcessBuilder builder = new ProcessBuilder(command)
+        .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+        .redirectError(ProcessBuilder.Redirect.INHERIT);
+    builder.environment().put("REDLOCK_NODES", nodes);
+    builder.environment().remove("REDLOCK_CONFIG");
+    builder.environment().remove("REDLOCK_PASSWORD");
+    return builder.start();
+  }
+
+  private static int exitOf(Process process) throws InterruptedException {
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("redlock did not exit within 60 s");
+    }
+    return process.exitValue();
+  }
+
+  private static void assertFree(String key) {
+    for (int i = 0; i < 3; i++) {
+      assertThat(redis.command(i, "GET", key)).as("node " + i + " key " + key).isNull();
+    }
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("timed out waiting for " + what);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static String readQuietly(Path file) {
+    try {
+      return Files.readString(file);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+}
