@@ -1,0 +1,45 @@
+// node-redlock peer for the load harness (io.redlock.bench.LoadHarness --with-node).
+// Usage: node bench.js <port,port,...> <resource> <warmupMs> <windowMs>
+// Uncontended acquire+release on one resource against 127.0.0.1 servers, one at a time;
+// prints one JSON line with latency percentiles in microseconds.
+'use strict';
+const Redis = require('ioredis');
+const Redlock = require('redlock');
+
+async function main() {
+  const [portList, resource, warmupMs, windowMs] = process.argv.slice(2);
+  const clients = portList.split(',').map((port) =>
+    new Redis({ host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 1 }));
+  const redlock = new Redlock(clients, {
+    driftFactor: 0.01, retryCount: 10, retryDelay: 2, retryJitter: 1,
+  });
+  redlock.on('clientError', () => {});
+  const samples = [];
+  let failures = 0;
+  const start = process.hrtime.bigint();
+  const measureFrom = start + BigInt(warmupMs) * 1000000n;
+  const end = measureFrom + BigInt(windowMs) * 1000000n;
+  for (;;) {
+    const t0 = process.hrtime.bigint();
+    if (t0 >= end) break;
+    try {
+      const lock = await redlock.lock(resource, 10000);
+      await lock.unlock();
+    } catch (e) {
+      if (t0 >= measureFrom) failures++;
+      continue;
+    }
+    const t1 = process.hrtime.bigint();
+    if (t0 >= measureFrom && t1 <= end) samples.push(Number(t1 - t0) / 1000);
+  }
+  samples.sort((a, b) => a - b);
+  const at = (p) => samples.length === 0 ? NaN
+    : samples[Math.min(samples.length - 1, Math.ceil((p / 100) * samples.length) - 1)];
+  console.log(JSON.stringify({
+    p50Micros: at(50), p99Micros: at(99), p999Micros: at(99.9),
+    opsPerSecond: samples.length / (Number(windowMs) / 1000), count: samples.length, failures,
+  }));
+  await Promise.all(clients.map((c) => c.quit()));
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });

@@ -1,0 +1,195 @@
+package io.redlock.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.redlock.Lease;
+import io.redlock.LockUnavailableException;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.redisson.Redisson;
+import org.redisson.RedissonRedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/** The implementations the harness compares, each behind {@link LockUnderTest}. */
+final class Adapters {
+  private Adapters() {}
+
+  /** Lease time to live everywhere: 10 s, far longer than any run holds a lock. */
+  static final Duration TTL = Duration.ofSeconds(10);
+
+  /** Retry policy shared by every implementation that retries by polling. */
+  record Retry(Duration delay, Duration jitter, Duration maxWait) {
+    long nextDelayNanos() {
+      long d = delay.toNanos();
+      long j = jitter.toNanos();
+      return j == 0 ? d : Math.max(0, d + ThreadLocalRandom.current().nextLong(-j, j + 1));
+    }
+  }
+
+  /** This project's Redlock over the given nodes (Lettuce transport, restart guard off). */
+  static LockUnderTest redlock(String name, List<String> uris, Retry retry) {
+    Redlock redlock = Redlock.create(RedlockConfig.builder()
+        .nodes(uris)
+        .ttl(TTL)
+        .restartGuard(false) // fresh servers: the guard would hold them back for one ttl
+        .retryCount(1_000_000)
+        .retryDelay(retry.delay())
+        .retryJitter(retry.jitter())
+        .maxWait(retry.maxWait())
+        .build());
+    return new LockUnderTest() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public int nodes() {
+        return uris.size();
+      }
+
+      @Override
+      public AutoCloseable lock(String resource) throws InterruptedException {
+        try {
+          Lease lease = redlock.acquire(resource, TTL);
+          return lease;
+        } catch (LockUnavailableException e) {
+          return null;
+        }
+      }
+
+      @Override
+      public void close() {
+        redlock.close();
+      }
+    };
+  }
+
+  /**
+   * Redisson: {@code RedissonRedLock} over one {@code RedissonClient} per node (single-server
+   * configuration, Redisson's defaults otherwise), or its plain {@code RLock} when given one
+   * node and {@code redLock} is false. Locks are taken with a lease time, so Redisson's
+   * watchdog is not involved; waiting is Redisson's own (pub/sub notification).
+   */
+  static LockUnderTest redisson(String name, List<String> uris, boolean redLock, Retry retry) {
+    RedissonClient[] clients = new RedissonClient[uris.size()];
+    try {
+      for (int i = 0; i < clients.length; i++) {
+        Config config = new Config();
+        config.useSingleServer().setAddress(uris.get(i));
+        clients[i] = Redisson.create(config);
+      }
+    } catch (RuntimeException e) {
+      for (RedissonClient client : clients) {
+        if (client != null) {
+          client.shutdown();
+        }
+      }
+      throw e;
+    }
+    long leaseMs = TTL.toMillis();
+    long waitMs = retry.maxWait().toMillis();
+    return new LockUnderTest() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public int nodes() {
+        return clients.length;
+      }
+
+      @Override
+      public AutoCloseable lock(String resource) throws InterruptedException {
+        RLock lock;
+        if (redLock) {
+          RLock[] parts = new RLock[clients.length];
+          for (int i = 0; i < clients.length; i++) {
+            parts[i] = clients[i].getLock(resource);
+          }
+          lock = new RedissonRedLock(parts);
+        } else {
+          lock = clients[0].getLock(resource);
+        }
+        if (!lock.tryLock(waitMs, leaseMs, TimeUnit.MILLISECONDS)) {
+          return null;
+        }
+        return lock::unlock;
+      }
+
+      @Override
+      public void close() {
+        for (RedissonClient client : clients) {
+          client.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+      }
+    };
+  }
+
+  /** Compare-and-delete, as every Redlock client releases. */
+  static final String UNLOCK_SCRIPT =
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end"
+          + " return 0";
+
+  /**
+   * The floor for one node: {@code SET key token NX PX ttl}, then {@code EVALSHA} of a
+   * compare-and-delete script, on one multiplexed Lettuce connection with the synchronous API.
+   * A taken key is polled with the shared retry delay.
+   */
+  static LockUnderTest lettuceRaw(String name, String uri, Retry retry) {
+    RedisClient client = RedisClient.create(uri);
+    StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+    RedisCommands<String, String> sync = connection.sync();
+    String sha = sync.scriptLoad(UNLOCK_SCRIPT);
+    SetArgs args = SetArgs.Builder.nx().px(TTL.toMillis());
+    AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    long maxWaitNanos = retry.maxWait().toNanos();
+    return new LockUnderTest() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public int nodes() {
+        return 1;
+      }
+
+      @Override
+      public AutoCloseable lock(String resource) {
+        String token = Long.toHexString(sequence.incrementAndGet());
+        long start = System.nanoTime();
+        while (!"OK".equals(sync.set(resource, token, args))) {
+          if (System.nanoTime() - start > maxWaitNanos) {
+            return null;
+          }
+          LockSupport.parkNanos(retry.nextDelayNanos());
+          if (Thread.interrupted()) {
+            return null;
+          }
+        }
+        return () -> sync.<Long>evalsha(sha, ScriptOutputType.INTEGER, new String[] {resource},
+            token);
+      }
+
+      @Override
+      public void close() {
+        connection.close();
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+      }
+    };
+  }
+}

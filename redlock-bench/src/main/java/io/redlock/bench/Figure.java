@@ -1,0 +1,29 @@
+package io.redlock.bench;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * What one implementation did in one scenario in one round.
+ *
+ * @param p50Micros median acquire+release latency, µs
+ * @param p99Micros 99th percentile, µs
+ * @param p999Micros 99.9th percentile, µs
+ * @param opsPerSecond completed acquire+release cycles per second of the measured window
+ * @param count cycles measured
+ * @param failures acquisitions that gave up (retry budget spent) or threw, in the window
+ * @param violations times a second holder was inside the critical section (must be 0)
+ * @param lostUpdates increments of the shared non-atomic counter that were lost (must be 0)
+ */
+record Figure(double p50Micros, double p99Micros, double p999Micros, double opsPerSecond,
+    long count, long failures, long violations, long lostUpdates) {
+
+  static Figure of(Histogram nanos, double seconds, long failures, long violations,
+      long lostUpdates) {
+    long count = nanos.getTotalCount();
+    return new Figure(
+        count == 0 ? Double.NaN : nanos.getValueAtPercentile(50) / 1000.0,
+        count == 0 ? Double.NaN : nanos.getValueAtPercentile(99) / 1000.0,
+        count == 0 ? Double.NaN : nanos.getValueAtPercentile(99.9) / 1000.0,
+        count / seconds, count, failures, violations, lostUpdates);
+  }
+}

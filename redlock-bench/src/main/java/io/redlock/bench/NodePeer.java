@@ -1,0 +1,109 @@
+package io.redlock.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * node-redlock (the npm package {@code redlock}) as an optional peer: the script in
+ * {@code redlock-bench/node/} is copied to a work directory under {@code target/}, its
+ * dependencies installed there with npm, and run once per round against the same servers;
+ * it prints one JSON line with its uncontended latency percentiles.
+ */
+final class NodePeer {
+  private final Path work;
+
+  private NodePeer(Path work) {
+    this.work = work;
+  }
+
+  /** Prepares the work directory, or returns null (with the reason printed) if it cannot. */
+  static NodePeer prepare(Path source, Path work) {
+    try {
+      if (!Files.isRegularFile(source.resolve("package.json"))) {
+        System.err.println("node-redlock skipped: no package.json in " + source);
+        return null;
+      }
+      if (run(List.of("node", "--version"), source, 30) == null) {
+        System.err.println("node-redlock skipped: node is not on PATH");
+        return null;
+      }
+      Files.createDirectories(work);
+      for (String file : List.of("package.json", "package-lock.json", "bench.js")) {
+        if (Files.isRegularFile(source.resolve(file))) {
+          Files.copy(source.resolve(file), work.resolve(file),
+              StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+      if (!Files.isDirectory(work.resolve("node_modules"))) {
+        List<String> install = Files.isRegularFile(work.resolve("package-lock.json"))
+            ? List.of("npm", "ci", "--no-audit", "--no-fund")
+            : List.of("npm", "install", "--no-audit", "--no-fund");
+        System.out.println("installing node-redlock into " + work + ": " + install);
+        if (run(install, work, 600) == null) {
+          System.err.println("node-redlock skipped: " + install + " failed");
+          return null;
+        }
+      }
+      return new NodePeer(work);
+    } catch (IOException e) {
+      System.err.println("node-redlock skipped: " + e);
+      return null;
+    }
+  }
+
+  /** Uncontended acquire+release on one resource over {@code ports}; null if it failed. */
+  Figure latency(List<Integer> ports, String resource, Duration warmup, Duration window) {
+    List<String> command = new ArrayList<>(List.of("node", "bench.js",
+        String.join(",", ports.stream().map(String::valueOf).toList()), resource,
+        Long.toString(warmup.toMillis()), Long.toString(window.toMillis())));
+    String out = run(command, work, warmup.toSeconds() + window.toSeconds() + 120);
+    if (out == null) {
+      return null;
+    }
+    String json = out.strip().lines().reduce((a, b) -> b).orElse("");
+    try {
+      return new Figure(number(json, "p50Micros"), number(json, "p99Micros"),
+          number(json, "p999Micros"), number(json, "opsPerSecond"),
+          (long) number(json, "count"), (long) number(json, "failures"), 0, 0);
+    } catch (IllegalArgumentException e) {
+      System.err.println("node-redlock: unexpected output: " + json);
+      return null;
+    }
+  }
+
+  private static double number(String json, String field) {
+    Matcher m = Pattern.compile("\"" + field + "\"\\s*:\\s*([-0-9.eE]+)").matcher(json);
+    if (!m.find()) {
+      throw new IllegalArgumentException(field);
+    }
+    return Double.parseDouble(m.group(1));
+  }
+
+  /** Runs a command; its standard output, or null if it failed or timed out. */
+  private static String run(List<String> command, Path dir, long timeoutSeconds) {
+    try {
+      Process process = new ProcessBuilder(command).directory(dir.toFile())
+          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      byte[] out = process.getInputStream().readAllBytes();
+      if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        return null;
+      }
+      return process.exitValue() == 0 ? new String(out, StandardCharsets.UTF_8) : null;
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package io.redlock.bench.jmh;
+
+import io.redlock.Lease;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * A whole {@code acquire} + {@code release} through the public API over 5 in-memory nodes
+ * that answer at once: the algorithm's CPU and allocation per cycle with no network and no
+ * Redis (token, 2 rounds of 5 votes, validity, lease, tracking, the node-timeout timer of
+ * each round). With {@code -prof gc}, {@code gc.alloc.rate.norm} is the bytes allocated per
+ * acquire+release.
+ *
+ * <pre>
+ * ./mvnw -B -q -pl redlock-bench -am package -DskipTests
+ * java -jar redlock-bench/target/benchmarks.jar FullCycleBench -prof gc
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class FullCycleBench {
+  private static final Duration TTL = Duration.ofSeconds(10);
+  private InMemoryNodes transport;
+  private Redlock redlock;
+  private Redlock noTimer;
+
+  @Setup
+  public void setUp() {
+    transport = new InMemoryNodes();
+    redlock = Redlock.create(RedlockConfig.builder()
+        .nodes(InMemoryNodes.uris(5))
+        .ttl(TTL)
+        .restartGuard(false)
+        .build(), transport);
+    noTimer = overNoTimer();
+  }
+
+  /**
+   * The same over a clock whose timer does nothing and a same-thread callback executor,
+   * through the package-private {@code Redlock.over} (test hook): the difference to
+   * {@link #acquireRelease()} is what the shared timer thread costs per cycle.
+   */
+  private Redlock overNoTimer() {
+    try {
+      java.lang.reflect.Method over = Redlock.class.getDeclaredMethod("over",
+          RedlockConfig.class, java.util.List.class, io.redlock.internal.TimeSource.class,
+          java.util.Random.class, java.util.concurrent.Executor.class);
+      over.setAccessible(true);
+      java.util.List<io.redlock.spi.NodeClient> clients = new java.util.ArrayList<>();
+      for (String uri : InMemoryNodes.uris(5)) {
+        clients.add(transport.open(uri, null));
+      }
+      RedlockConfig config = RedlockConfig.builder().nodes(InMemoryNodes.uris(5)).ttl(TTL)
+          .restartGuard(false).build();
+      return (Redlock) over.invoke(null, config, clients, QuorumBench.NO_TIMER,
+          new java.util.Random(), (java.util.concurrent.Executor) Runnable::run);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("Redlock.over not reachable", e);
+    }
+  }
+
+  @Benchmark
+  public String acquireReleaseNoTimer() throws InterruptedException {
+    Lease lease = noTimer.acquire("orders:42", TTL);
+    lease.release();
+    return lease.token();
+  }
+
+  @Benchmark
+  public String acquireRelease() throws InterruptedException {
+    Lease lease = redlock.acquire("orders:42", TTL);
+    lease.release();
+    return lease.token();
+  }
+
+  @TearDown
+  public void tearDown() {
+    redlock.close();
+    noTimer.close();
+    transport.close();
+  }
+}

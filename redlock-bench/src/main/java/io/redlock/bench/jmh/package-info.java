@@ -1,0 +1,20 @@
+/**
+ * JMH benchmarks of the hot paths that need no network: token generation
+ * ({@link io.redlock.bench.jmh.TokensBench}), quorum bookkeeping
+ * ({@link io.redlock.bench.jmh.QuorumBench}), the arguments the Lettuce transport encodes per
+ * call ({@link io.redlock.bench.jmh.ScriptArgsBench}) and a whole acquire+release over
+ * in-memory nodes ({@link io.redlock.bench.jmh.FullCycleBench}), for bytes allocated per
+ * operation.
+ *
+ * <p>Run them all, from the repository root:
+ *
+ * <pre>
+ * ./mvnw -B -q -pl redlock-bench -am package -DskipTests
+ * java -jar redlock-bench/target/benchmarks.jar -prof gc
+ * java -jar redlock-bench/target/benchmarks.jar -prof gc -rf json -rff redlock-bench/target/jmh.json
+ * </pre>
+ *
+ * <p>{@code ./bench} runs them with {@code -prof gc} and quotes {@code gc.alloc.rate.norm}
+ * (bytes per operation) in docs/performance.md.
+ */
+package io.redlock.bench.jmh;
