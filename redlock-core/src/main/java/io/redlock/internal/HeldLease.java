@@ -43,6 +43,7 @@ final class HeldLease implements Lease {
   private long ttlMillis;
   private LeaseLostException lostCause;
   private CompletableFuture<Void> released;
+  private final CompletableFuture<Void> releasedByMajority = new CompletableFuture<>();
   private CompletableFuture<Boolean> lastExtension;
   private boolean autoExtend;
   private boolean extending;
@@ -147,7 +148,7 @@ final class HeldLease implements Lease {
     if (previous == null || previous.isDone()) {
       go.run();
     } else {
-      previous.whenComplete((ignored, error) -> go.run());
+      previous.whenComplete((ignored, error) -> engine.dispatch(go));
     }
     return next;
   }
@@ -317,7 +318,9 @@ final class HeldLease implements Lease {
 
   @Override
   public void release() {
-    CompletableFuture<Void> done = releaseInternal();
+    // Returns once a majority has freed the keys: no other client can be kept from the
+    // resources by this lease any more. The other nodes' answers are awaited in the background.
+    CompletableFuture<Void> done = releaseInternal(true);
     try {
       // The round ends by itself after one node timeout; the bound only guards against a
       // timer that cannot run (the release goes on in the background either way).
@@ -336,10 +339,18 @@ final class HeldLease implements Lease {
 
   /** Like {@link #releaseAsync}, completing on whatever thread settles the round. */
   CompletableFuture<Void> releaseInternal() {
+    return releaseInternal(false);
+  }
+
+  /**
+   * Starts the release (once); the future completes when every node answered or timed out, or
+   * with {@code majorityEnough}, as soon as a majority answered.
+   */
+  private CompletableFuture<Void> releaseInternal(boolean majorityEnough) {
     isValid(); // a lease past its deadline is lost, and its listeners told, before it goes
     synchronized (this) {
       if (released != null) {
-        return released;
+        return majorityEnough ? releasedByMajority : released;
       }
       if (state == State.HELD) {
         state = State.RELEASED;
@@ -353,8 +364,9 @@ final class HeldLease implements Lease {
     }
     engine.forget(this);
     CompletableFuture<Void> done = released;
-    engine.releaseEverywhere(resources, keys, token).whenComplete((ok, error) -> done.complete(null));
-    return done;
+    engine.releaseEverywhere(resources, keys, token, releasedByMajority)
+        .whenComplete((ok, error) -> done.complete(null));
+    return majorityEnough ? releasedByMajority : done;
   }
 
   @Override

@@ -218,7 +218,36 @@ public final class LockEngine {
    * {@code token}.
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys, String token) {
-    CompletableFuture<Void> done = round(node -> node.unlock(keys, token)).settled()
+    return releaseEverywhere(resources, keys, token, null);
+  }
+
+  /**
+   * Like {@link #releaseEverywhere(List, List, String)}, also completing {@code majority} as
+   * soon as a majority of the nodes answered (whatever they answered: a key already gone is
+   * free too), or when the round settles.
+   */
+  CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys,
+      String token, CompletableFuture<Void> majority) {
+    CompletableFuture<Round.Result> settled = new CompletableFuture<>();
+    AtomicInteger answered = new AtomicInteger();
+    dispatch(() -> round(node -> {
+      CompletionStage<Boolean> reply = node.unlock(keys, token);
+      if (majority != null) {
+        reply.whenComplete((ok, error) -> {
+          if (error == null && answered.incrementAndGet() == quorum) {
+            majority.complete(null);
+          }
+        });
+      }
+      return reply;
+    }).settled().whenComplete((result, e) -> {
+      if (e == null) {
+        settled.complete(result);
+      } else {
+        settled.completeExceptionally(e);
+      }
+    }));
+    CompletableFuture<Void> done = settled
         .thenAccept(result -> {
           int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
           if (unconfirmed > 0) {
@@ -228,8 +257,34 @@ public final class LockEngine {
           }
         });
     releasing.add(done);
-    done.whenComplete((ignored, error) -> releasing.remove(done));
+    done.whenComplete((ignored, error) -> {
+      releasing.remove(done);
+      if (majority != null) {
+        majority.complete(null);
+      }
+    });
     return done;
+  }
+
+  /**
+   * Runs {@code task}, which sends requests, now, or on the timer when this thread is
+   * delivering a node's answer.
+   *
+   * <p>Why: a transport's answer may arrive on the event loop of one node's connection, and
+   * Netty writes at once when called on a channel's own event loop but queues writes from
+   * other threads. A request sent from there (a cleanup after a failed attempt, say) could
+   * overtake a request for the same node that another thread made earlier and that still
+   * waits in that loop's queue: the cleanup would run before the lock request it undoes.
+   * Sent from any thread but an event loop, both queue in the order they were made. Only the
+   * requests the algorithm sends in reaction to an answer pay for the hop; the requests
+   * callers make are sent from their own threads.
+   */
+  void dispatch(Runnable task) {
+    if (Round.isAnswering()) {
+      time.schedule(task, 0);
+    } else {
+      task.run();
+    }
   }
 
   String newToken() {

@@ -138,7 +138,31 @@ public final class Round {
     return settled;
   }
 
+  /**
+   * Whether this thread is delivering a node's answer right now (and so may be a transport's
+   * event loop): see {@link LockEngine#dispatch(Runnable)}.
+   */
+  static boolean isAnswering() {
+    return ANSWERING.get() == Boolean.TRUE;
+  }
+
+  private static final ThreadLocal<Boolean> ANSWERING = new ThreadLocal<>();
+
   private void answer(int index, Boolean answer, Throwable error) {
+    boolean outermost = ANSWERING.get() != Boolean.TRUE;
+    if (outermost) {
+      ANSWERING.set(Boolean.TRUE);
+    }
+    try {
+      tally(index, answer, error);
+    } finally {
+      if (outermost) {
+        ANSWERING.remove();
+      }
+    }
+  }
+
+  private void tally(int index, Boolean answer, Throwable error) {
     Vote vote;
     String detail;
     if (error == null) {

@@ -90,9 +90,7 @@ final class LettuceNodeClient implements NodeClient {
             field(texts[0], "run_id"),
             field(texts[1], "role"),
             Long.parseLong(field(texts[0], "uptime_in_seconds")),
-            Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1))))
-        // hand the answer off the event loop, as for every other request (see mapErrors)
-        .whenCompleteAsync((info, error) -> { }, resources.eventExecutorGroup());
+            Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1))));
   }
 
   /** The value of {@code name:value} in an {@code INFO} reply. */
@@ -225,19 +223,12 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   /**
-   * Hands the answer over on Lettuce's computation threads, never on the connection's event
-   * loop, and turns Lettuce's command timeout into a {@link TimeoutException}, as the SPI
-   * asks.
-   *
-   * <p>Why the hand-over: whatever the answer triggers may write to a node (a cleanup after a
-   * failed attempt, a release in the caller's callback). Netty writes at once when called on
-   * the channel's own event loop, but queues writes from other threads; a cleanup written at
-   * once from an event loop could overtake a lock request for the same node still waiting in
-   * that loop's queue, and the key it should have deleted would be set after it. Written from
-   * any other thread, both requests queue in the order they were made.
+   * Turns Lettuce's command timeout into a {@link TimeoutException}, as the SPI asks. The
+   * answer is delivered on Lettuce's event loop; the algorithm itself sends no request from
+   * there (see {@code LockEngine.dispatch}), and callers' futures complete elsewhere.
    */
-  private CompletionStage<Boolean> mapErrors(CompletionStage<Boolean> reply) {
-    return reply.handleAsync((result, error) -> {
+  private static CompletionStage<Boolean> mapErrors(CompletionStage<Boolean> reply) {
+    return reply.handle((result, error) -> {
       if (error == null) {
         return result;
       }
@@ -248,7 +239,7 @@ final class LettuceNodeClient implements NodeClient {
         throw new CompletionException(timeout);
       }
       throw new CompletionException(cause);
-    }, resources.eventExecutorGroup());
+    });
   }
 
   private static Throwable unwrap(Throwable error) {
