@@ -267,7 +267,10 @@ final class LettuceNodeClient implements NodeClient {
     String upper = reason.toUpperCase(Locale.ROOT);
     return upper.contains("WRONGPASS") || upper.contains("NOAUTH")
         || upper.contains("INVALID PASSWORD") || upper.contains("INVALID USERNAME")
-        || upper.contains("DB INDEX IS OUT OF RANGE") || upper.contains("NOPERM");
+        || upper.contains("DB INDEX IS OUT OF RANGE") || upper.contains("NOPERM")
+        // TLS: the node's certificate is not trusted or does not name it
+        || upper.contains("PKIX PATH") || upper.contains("NO SUBJECT ALTERNATIVE")
+        || upper.contains("CERTIFICATE_UNKNOWN");
   }
 
   @Override

@@ -50,6 +50,7 @@ final class RedisNode {
     private final ServerOptions options;
     private final Path dir;
     private volatile int port;
+    private volatile int tlsPort;
 
     // Guarded by this.
     private Process process;
@@ -87,11 +88,15 @@ final class RedisNode {
         for (int attempt = 1; ; attempt++) {
             int candidate = claimFreePort();
             port = candidate;
+            if (options.hasTls()) {
+                tlsPort = claimFreePort();
+            }
             try {
                 launch();
                 return;
             } catch (PortTakenException e) {
                 CLAIMED_PORTS.remove(candidate);
+                CLAIMED_PORTS.remove(tlsPort);
                 if (attempt == PORT_ATTEMPTS) {
                     throw new IllegalStateException("redis node " + index + " found its port taken "
                             + PORT_ATTEMPTS + " times in a row; last: " + e.getMessage());
@@ -126,6 +131,11 @@ final class RedisNode {
 
     int port() {
         return port;
+    }
+
+    /** The TLS port, or 0 without TLS. */
+    int tlsPort() {
+        return tlsPort;
     }
 
     Path dir() {
@@ -221,6 +231,7 @@ final class RedisNode {
             killProcess();
         }
         CLAIMED_PORTS.remove(port);
+        CLAIMED_PORTS.remove(tlsPort);
         deleteRecursively(dir);
     }
 
@@ -250,7 +261,7 @@ final class RedisNode {
 
     private void launch() throws PortTakenException {
         Path binary = RedisBinary.locate();
-        List<String> commandLine = options.commandLine(binary, port, dir);
+        List<String> commandLine = options.commandLine(binary, port, tlsPort, dir);
         File console = dir.resolve("redis.out").toFile();
         Process started;
         try {

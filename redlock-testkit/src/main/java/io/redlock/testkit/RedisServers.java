@@ -38,9 +38,37 @@ public final class RedisServers implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RedisServers.class);
 
     private final List<RedisNode> nodes;
+    private final TestCertificate certificate;
 
-    private RedisServers(List<RedisNode> nodes) {
+    private RedisServers(List<RedisNode> nodes, TestCertificate certificate) {
         this.nodes = List.copyOf(nodes);
+        this.certificate = certificate;
+    }
+
+    /**
+     * The {@code rediss://} URI of node {@code i}'s TLS port, for a fleet started with
+     * {@link Builder#tls(boolean) TLS}.
+     *
+     * @throws IllegalStateException if the fleet has no TLS
+     */
+    public String tlsUri(int i) {
+        if (certificate == null) {
+            throw new IllegalStateException("this fleet was started without TLS; see Builder.tls");
+        }
+        return "rediss://" + host() + ":" + node(i).tlsPort();
+    }
+
+    /**
+     * A PKCS12 trust store (password {@code changeit}) holding the fleet's self-signed
+     * certificate, for clients that verify the servers.
+     *
+     * @throws IllegalStateException if the fleet has no TLS
+     */
+    public java.nio.file.Path tlsTrustStore() {
+        if (certificate == null) {
+            throw new IllegalStateException("this fleet was started without TLS; see Builder.tls");
+        }
+        return certificate.trustStore();
     }
 
     /**
@@ -245,6 +273,9 @@ public final class RedisServers implements AutoCloseable {
                 }
             }
         }
+        if (certificate != null) {
+            certificate.delete();
+        }
         if (failure != null) {
             throw failure;
         }
@@ -266,6 +297,7 @@ public final class RedisServers implements AutoCloseable {
         private String aclUser;
         private String aclPassword;
         private boolean appendOnly;
+        private boolean tls;
         private Duration commandTimeout = Duration.ofSeconds(3);
 
         private Builder() {
@@ -319,6 +351,16 @@ public final class RedisServers implements AutoCloseable {
          * @param appendOnly whether to persist writes in an AOF
          * @return this builder
          */
+        /**
+         * Whether each server also listens with TLS on a second port ({@link #tlsUri}), with a
+         * self-signed certificate for 127.0.0.1 made by the JDK's keytool. The plain port stays
+         * open. Default off.
+         */
+        public Builder tls(boolean tls) {
+            this.tls = tls;
+            return this;
+        }
+
         public Builder appendOnly(boolean appendOnly) {
             this.appendOnly = appendOnly;
             return this;
@@ -348,7 +390,17 @@ public final class RedisServers implements AutoCloseable {
          *     tail of its log); servers already started are killed first
          */
         public RedisServers start() {
-            ServerOptions options = new ServerOptions(aclUser, aclPassword, appendOnly, commandTimeout);
+            TestCertificate certificate = null;
+            if (tls) {
+                try {
+                    certificate = TestCertificate.create(
+                            java.nio.file.Files.createTempDirectory("redlock-tls-"));
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException("could not create a directory for TLS files", e);
+                }
+            }
+            ServerOptions options = new ServerOptions(aclUser, aclPassword, appendOnly, commandTimeout,
+                    certificate);
             List<RedisNode> started = new ArrayList<>(count);
             try {
                 for (int i = 0; i < count; i++) {
@@ -358,7 +410,7 @@ public final class RedisServers implements AutoCloseable {
                 started.forEach(RedisNode::close);
                 throw e;
             }
-            RedisServers fleet = new RedisServers(started);
+            RedisServers fleet = new RedisServers(started, certificate);
             LOG.info("Started {} redis-server(s) on {}{}{}", count, fleet.uris(),
                     appendOnly ? " with AOF" : "", aclUser != null ? " with ACL user " + aclUser : "");
             return fleet;

@@ -10,7 +10,8 @@ import java.util.List;
  *
  * <p>Immutable, hence thread-safe.
  */
-record ServerOptions(String aclUser, String aclPassword, boolean appendOnly, Duration commandTimeout) {
+record ServerOptions(String aclUser, String aclPassword, boolean appendOnly, Duration commandTimeout,
+        TestCertificate tls) {
 
     static final String HOST = "127.0.0.1";
 
@@ -24,7 +25,15 @@ record ServerOptions(String aclUser, String aclPassword, boolean appendOnly, Dur
      * so the ACL rules must arrive as separate arguments ({@code --user alice on >pw ~* ...}),
      * not as one string with spaces, which redis would read as a single user name.
      */
-    List<String> commandLine(Path binary, int port, Path dir) {
+    boolean hasTls() {
+        return tls != null;
+    }
+
+    /**
+     * The command line; {@code tlsPort} is used only with TLS, which keeps the plain port open
+     * too, on loopback, for the test kit's own {@code command()} calls.
+     */
+    List<String> commandLine(Path binary, int port, int tlsPort, Path dir) {
         List<String> args = new ArrayList<>(List.of(binary.toString(),
                 "--bind", HOST,
                 "--port", Integer.toString(port),
@@ -45,6 +54,13 @@ record ServerOptions(String aclUser, String aclPassword, boolean appendOnly, Dur
         if (hasAclUser()) {
             args.addAll(List.of("--user", aclUser, "on", ">" + aclPassword, "~*", "&*", "+@all"));
             args.addAll(List.of("--user", "default", "off"));
+        }
+        if (hasTls()) {
+            args.addAll(List.of("--tls-port", Integer.toString(tlsPort),
+                    "--tls-cert-file", tls.certificate().toString(),
+                    "--tls-key-file", tls.privateKey().toString(),
+                    "--tls-ca-cert-file", tls.certificate().toString(),
+                    "--tls-auth-clients", "no"));
         }
         if (RedisBinary.majorVersion() >= 7) {
             // Redis 7 refuses DEBUG by default; tests use DEBUG SLEEP to simulate a slow node.

@@ -1,0 +1,77 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.redlock.Lease;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.RedlockConfigException;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@code rediss://}: TLS to every node, verified against a trust store the JVM is told about
+ * in the standard way ({@code javax.net.ssl.trustStore}), and refused when the certificate is
+ * not trusted.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TlsIT {
+  private static RedisServers servers;
+
+  @BeforeAll
+  static void start() {
+    servers = RedisServers.builder().count(3).tls(true).start();
+  }
+
+  @AfterAll
+  static void stop() {
+    servers.close();
+  }
+
+  private static List<String> tlsUris() {
+    List<String> uris = new ArrayList<>();
+    for (int i = 0; i < servers.size(); i++) {
+      uris.add(servers.tlsUri(i));
+    }
+    return uris;
+  }
+
+  private static RedlockConfig config() {
+    return RedlockConfig.builder().nodes(tlsUris()).restartGuard(false)
+        .connectTimeout(Duration.ofSeconds(5)).build();
+  }
+
+  @Test
+  void locksOverTlsWhenTheCertificateIsTrusted() throws Exception {
+    System.setProperty("javax.net.ssl.trustStore", servers.tlsTrustStore().toString());
+    System.setProperty("javax.net.ssl.trustStorePassword", "changeit");
+    System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+    try (Redlock redlock = Redlock.create(config());
+        Lease lease = redlock.acquire("tls:resource", Duration.ofSeconds(10))) {
+      assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
+      // the plain port of the same server sees what went over TLS
+      assertThat(servers.command(0, "GET", "tls:resource")).isEqualTo(lease.token());
+    } finally {
+      System.clearProperty("javax.net.ssl.trustStore");
+      System.clearProperty("javax.net.ssl.trustStorePassword");
+      System.clearProperty("javax.net.ssl.trustStoreType");
+    }
+    assertThat(servers.command(0, "GET", "tls:resource")).isNull();
+  }
+
+  @Test
+  void anUntrustedCertificateIsAClearConfigurationError() {
+    assertThatThrownBy(() -> Redlock.create(config()))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining(servers.tlsUri(0).replace("rediss://", ""))
+        .hasMessageContaining("refused");
+  }
+}
