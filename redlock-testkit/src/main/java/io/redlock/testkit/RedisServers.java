@@ -232,6 +232,27 @@ public final class RedisServers implements AutoCloseable {
     }
 
     /**
+     * Keeps node {@code i} busy for {@code duration} with {@code DEBUG SLEEP}, as a slow command
+     * would: the process runs and accepts connections but answers nobody until the sleep ends.
+     * Returns at once; the command goes out on a connection of its own, and the sleep starts
+     * when the server reads it (a command already queued may still be answered first).
+     */
+    public void debugSleep(int i, Duration duration) {
+        String seconds = String.format(java.util.Locale.ROOT, "%.3f", duration.toMillis() / 1000.0);
+        LOG.info("Fault: DEBUG SLEEP {} s on redis node {} (port {})", seconds, i, port(i));
+        Thread sleeper = new Thread(() -> {
+            try {
+                command(i, "DEBUG", "SLEEP", seconds);
+            } catch (RuntimeException e) {
+                // a sleep longer than the command timeout ends the call, not the sleep
+                LOG.debug("DEBUG SLEEP on redis node {}: {}", i, e.getMessage());
+            }
+        }, "redis-debug-sleep-" + i);
+        sleeper.setDaemon(true);
+        sleeper.start();
+    }
+
+    /**
      * Runs one Redis command on server {@code i} over a fresh connection (authenticated as the
      * ACL user, if the fleet has one) and returns the reply.
      *

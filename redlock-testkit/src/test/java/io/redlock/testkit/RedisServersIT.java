@@ -26,6 +26,26 @@ import org.junit.jupiter.api.Test;
 class RedisServersIT {
 
     @Test
+    void debugSleepKeepsTheServerFromAnsweringForAWhile() throws Exception {
+        try (RedisServers servers = RedisServers.builder().count(1)
+                .commandTimeout(Duration.ofMillis(100)).start()) {
+            servers.debugSleep(0, Duration.ofSeconds(1));
+            // Until the sleep starts, PINGs are answered; once it has, one must time out.
+            boolean timedOut = false;
+            long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!timedOut && System.nanoTime() - giveUp < 0) {
+                try {
+                    servers.command(0, "PING");
+                } catch (UncheckedIOException e) {
+                    timedOut = e.getCause() instanceof SocketTimeoutException;
+                }
+            }
+            assertThat(timedOut).isTrue();
+            assertThat(servers.isRunning(0)).isTrue();
+        }
+    }
+
+    @Test
     void startsIndependentServersOnDistinctLoopbackPorts() {
         try (RedisServers redis = RedisServers.start(3)) {
             assertThat(redis.size()).isEqualTo(3);

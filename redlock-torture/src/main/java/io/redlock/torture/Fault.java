@@ -8,6 +8,8 @@ public enum Fault {
   RESTART_EMPTY("restart one node at once, empty"),
   /** SIGSTOP one node for a while (up to one ttl), then SIGCONT. */
   PAUSE("pause one node (SIGSTOP) for up to a ttl"),
+  /** Keep one node busy with {@code DEBUG SLEEP} (a slow command) for up to half a ttl. */
+  SLOW_COMMAND("keep one node busy with DEBUG SLEEP for up to half a ttl"),
   /** Cut one client off from some nodes (a partition), while the others still reach them. */
   PARTITION("cut one client off from some nodes for a while"),
   /** Add latency and jitter to one node's traffic, around the node timeout, for a while. */

@@ -90,6 +90,13 @@ final class Nemesis implements Runnable {
         servers.resume(node);
         record(fault, "end", List.of(node), "", "");
       }
+      case SLOW_COMMAND -> {
+        long sleep = ttl / 4 + random.nextInt((int) ttl / 4 + 1);
+        servers.debugSleep(node, Duration.ofMillis(sleep));
+        record(fault, "start", List.of(node), "", "DEBUG SLEEP " + sleep + " ms");
+        sleepUntilOrEnd(sleep);
+        record(fault, "end", List.of(node), "", "");
+      }
       case PARTITION -> {
         TortureClient client = clients.get(random.nextInt(clients.size()));
         int[] cut = randomNodes(1 + random.nextInt(servers.size()));

@@ -121,7 +121,7 @@ public final class TimelineReport {
     page.append("</table>\n<h2>Timeline</h2>\n<p>Resources: each lease is a bar from the"
         + " moment its client knew it held it to the end of its validity or its release,"
         + " coloured by client; red outline: lost. Nodes: red = killed, orange = paused,"
-        + " yellow = latency, grey = black hole, blue mark = restarted empty, purple mark ="
+        + " yellow = latency, grey = black hole, brown = DEBUG SLEEP, blue mark = restarted empty, purple mark ="
         + " majority restarted. Clients: violet = partitioned, black mark = paused past its"
         + " lease.</p>\n");
     page.append(svg);
@@ -171,6 +171,7 @@ public final class TimelineReport {
       case PAUSE -> "#ff7f0e";
       case LATENCY -> "#e6c200";
       case BLACKHOLE -> "#7f7f7f";
+      case SLOW_COMMAND -> "#8c564b";
       case PARTITION -> "#9467bd";
       default -> "#333333";
     };

@@ -30,8 +30,8 @@ class TortureIT {
         .nodes(5).clients(4).resources(2).duration(Duration.ofSeconds(20))
         .ttl(Duration.ofSeconds(2)).work(Duration.ofMillis(50))
         .faultInterval(Duration.ofMillis(1_200)).seed(11)
-        .faults(EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE, Fault.PARTITION,
-            Fault.LATENCY, Fault.BLACKHOLE, Fault.CLIENT_PAUSE))
+        .faults(EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE, Fault.SLOW_COMMAND,
+            Fault.PARTITION, Fault.LATENCY, Fault.BLACKHOLE, Fault.CLIENT_PAUSE))
         .build());
     assertThat(result.violations()).isEmpty();
     assertThat(result.acquisitions()).isPositive();
