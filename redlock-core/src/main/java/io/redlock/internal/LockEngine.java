@@ -389,24 +389,18 @@ public final class LockEngine {
     if (resources.isEmpty()) {
       throw new IllegalArgumentException("resources: at least one resource name is required");
     }
+    int prefixBytes = prefixBytes();
+    if (resources.size() == 1) {
+      // The common case, without the bookkeeping for duplicates: List.copyOf returns an
+      // immutable list as it is.
+      List<String> single = List.copyOf(resources);
+      checkName(single.get(0), prefixBytes);
+      return single;
+    }
     List<String> names = new ArrayList<>(resources.size());
     Set<String> seen = new HashSet<>();
-    int prefixBytes = config.keyPrefix().getBytes(StandardCharsets.UTF_8).length;
     for (String name : resources) {
-      if (name == null) {
-        throw new NullPointerException("resource name");
-      }
-      if (name.isEmpty()) {
-        throw new IllegalArgumentException(
-            "resource name is empty: it must be 1 to " + RedlockConfig.MAX_KEY_BYTES
-                + " bytes in UTF-8, key prefix included");
-      }
-      int bytes = prefixBytes + name.getBytes(StandardCharsets.UTF_8).length;
-      if (bytes > RedlockConfig.MAX_KEY_BYTES) {
-        throw new IllegalArgumentException("resource name of " + bytes
-            + " bytes (key prefix included) is too long: it must be 1 to "
-            + RedlockConfig.MAX_KEY_BYTES + " bytes in UTF-8");
-      }
+      checkName(name, prefixBytes);
       if (!seen.add(name)) {
         throw new IllegalArgumentException(
             "resource '" + name + "' is named twice: each resource may appear once");
@@ -422,6 +416,32 @@ public final class LockEngine {
       cause = cause.getCause();
     }
     return cause;
+  }
+
+  private int prefixBytes() {
+    String prefix = config.keyPrefix();
+    return prefix.isEmpty() ? 0 : prefix.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  private static void checkName(String name, int prefixBytes) {
+    if (name == null) {
+      throw new NullPointerException("resource name");
+    }
+    if (name.isEmpty()) {
+      throw new IllegalArgumentException(
+          "resource name is empty: it must be 1 to " + RedlockConfig.MAX_KEY_BYTES
+              + " bytes in UTF-8, key prefix included");
+    }
+    // A UTF-8 encoding takes at most 3 bytes per UTF-16 char: short names need no encoding.
+    if (prefixBytes + 3L * name.length() <= RedlockConfig.MAX_KEY_BYTES) {
+      return;
+    }
+    int bytes = prefixBytes + name.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes > RedlockConfig.MAX_KEY_BYTES) {
+      throw new IllegalArgumentException("resource name of " + bytes
+          + " bytes (key prefix included) is too long: it must be 1 to "
+          + RedlockConfig.MAX_KEY_BYTES + " bytes in UTF-8");
+    }
   }
 
   private List<String> keysFor(List<String> resources) {

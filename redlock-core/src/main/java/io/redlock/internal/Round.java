@@ -32,18 +32,50 @@ public final class Round {
   private static final Logger log = LoggerFactory.getLogger(Round.class);
 
   /**
-   * The votes at one moment.
-   *
-   * @param reached whether a quorum granted
-   * @param atNanos monotonic instant the snapshot was taken (for a decision: when it was made)
-   * @param outcomes one per node, in node order
+   * The votes at one moment: whether a quorum granted, when, and each node's vote. The
+   * per-node {@link NodeOutcome}s are built only when asked for (for an exception or a log
+   * line), not on every round.
    */
-  public record Result(boolean reached, long atNanos, List<NodeOutcome> outcomes) {
+  public static final class Result {
+    private final boolean reached;
+    private final long atNanos;
+    private final List<NodeClient> nodes;
+    private final Vote[] votes;
+    private final String[] details;
+
+    Result(boolean reached, long atNanos, List<NodeClient> nodes, Vote[] votes,
+        String[] details) {
+      this.reached = reached;
+      this.atNanos = atNanos;
+      this.nodes = nodes;
+      this.votes = votes;
+      this.details = details;
+    }
+
+    /** Whether a quorum granted. */
+    public boolean reached() {
+      return reached;
+    }
+
+    /** Monotonic instant of the snapshot (for a decision: when it was made). */
+    public long atNanos() {
+      return atNanos;
+    }
+
+    /** One outcome per node, in node order. */
+    public List<NodeOutcome> outcomes() {
+      List<NodeOutcome> outcomes = new ArrayList<>(votes.length);
+      for (int i = 0; i < votes.length; i++) {
+        outcomes.add(new NodeOutcome(i, nodes.get(i).name(), votes[i], details[i]));
+      }
+      return List.copyOf(outcomes);
+    }
+
     /** How many nodes voted {@code vote}. */
     public int count(Vote vote) {
       int count = 0;
-      for (NodeOutcome outcome : outcomes) {
-        if (outcome.vote() == vote) {
+      for (Vote each : votes) {
+        if (each == vote) {
           count++;
         }
       }
@@ -241,11 +273,7 @@ public final class Round {
   }
 
   private Result snapshotLocked(boolean reached) {
-    List<NodeOutcome> outcomes = new ArrayList<>(votes.length);
-    for (int i = 0; i < votes.length; i++) {
-      outcomes.add(new NodeOutcome(i, nodes.get(i).name(), votes[i], details[i]));
-    }
-    return new Result(reached, time.nanoTime(), List.copyOf(outcomes));
+    return new Result(reached, time.nanoTime(), nodes, votes.clone(), details.clone());
   }
 
   private void complete(Result decided, Result done) {
