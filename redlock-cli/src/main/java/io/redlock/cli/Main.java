@@ -3,11 +3,15 @@ package io.redlock.cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Properties;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.UsageMessageSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.Spec;
@@ -25,14 +29,17 @@ import picocli.CommandLine.Spec;
     versionProvider = Main.Version.class,
     description = "Redlock, a distributed lock over independent Redis masters.",
     subcommands = {ExecCommand.class, StatusCommand.class, DemoCommand.class,
-        TortureCommand.class},
+        TortureCommand.class, AutoComplete.GenerateCompletion.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:success",
         "1:a safety violation was seen",
         "2:bad arguments",
         "3:the command could not run",
-        "73, 74, ...:see 'redlock exec --help'"})
+        "73, 74, ...:see 'redlock exec --help'"},
+    footerHeading = "%nBash completion:%n",
+    footer = {"  ./redlock generate-completion > redlock_completion",
+        "  source redlock_completion"})
 public final class Main implements Runnable {
 
   /** Exit code when a safety violation was seen. */
@@ -60,7 +67,31 @@ public final class Main implements Runnable {
         .setExecutionExceptionHandler(Main::failed);
     // exec: every word after RESOURCE belongs to the command, even "-l" or "--help".
     commandLine.getSubcommands().get("exec").setStopAtPositional(true);
+    describeCompletion(commandLine.getSubcommands().get("generate-completion").getCommandSpec());
     return commandLine;
+  }
+
+  /** picocli's own completion command, described and versioned as a redlock command. */
+  private static void describeCompletion(CommandSpec completion) {
+    completion.version("redlock " + Version.version());
+    UsageMessageSpec usage = completion.usageMessage();
+    usage.description(
+        "Prints a bash completion script for redlock (zsh can use it too, after"
+            + " 'autoload -U +X bashcompinit && bashcompinit'): subcommands and options of"
+            + " 'redlock', typed as 'redlock' (on the PATH) or as a path such as './redlock'.",
+        "",
+        "To use it in the current shell:",
+        "",
+        "  ./redlock generate-completion > redlock_completion",
+        "  source redlock_completion",
+        "",
+        "To have it in every shell, source that file from ~/.bashrc, or copy it into"
+            + " /etc/bash_completion.d/.");
+    Map<String, String> exitCodes = new LinkedHashMap<>();
+    exitCodes.put("0", "the script was printed");
+    exitCodes.put("2", "bad arguments");
+    usage.exitCodeListHeading("%nExit codes:%n");
+    usage.exitCodeList(exitCodes);
   }
 
   /** Bad arguments: one line naming the problem and where to find help, exit 2. */

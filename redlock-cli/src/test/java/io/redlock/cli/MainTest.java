@@ -1,0 +1,67 @@
+package io.redlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+/** The top-level command: help, version and the bash completion script, without Redis. */
+class MainTest {
+
+  private final StringWriter out = new StringWriter();
+  private final StringWriter err = new StringWriter();
+
+  private int run(String... args) {
+    CommandLine commandLine = Main.commandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(err, true));
+    return commandLine.execute(args);
+  }
+
+  @Test
+  void generateCompletionPrintsABashScriptForEveryCommand() {
+    assertThat(run("generate-completion")).isZero();
+    String script = out.toString();
+    assertThat(script).contains("complete -F").contains("redlock");
+    assertThat(script).contains("exec", "status", "demo", "torture", "generate-completion");
+    assertThat(script).contains("--duration", "--report");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "exec", "status", "demo", "torture", "generate-completion"})
+  void everyCommandHasHelpWithItsExitCodes(String command) {
+    String[] args = command.isEmpty() ? new String[] {"--help"}
+        : new String[] {command, "--help"};
+    assertThat(run(args)).isZero();
+    assertThat(out.toString()).contains("Usage:").containsPattern("(?m)^Exit codes:\\R  \\d");
+    assertThat(err.toString()).isEmpty();
+  }
+
+  @Test
+  void helpDocumentsTheCompletionScript() {
+    assertThat(run("--help")).isZero();
+    assertThat(out.toString()).contains("generate-completion")
+        .contains("./redlock generate-completion > redlock_completion")
+        .contains("source redlock_completion");
+  }
+
+  @Test
+  void versionIsRedlocks() {
+    assertThat(run("--version")).isZero();
+    assertThat(out.toString()).startsWith("redlock ");
+    out.getBuffer().setLength(0);
+    assertThat(run("generate-completion", "--version")).isZero();
+    assertThat(out.toString()).startsWith("redlock ");
+  }
+
+  @Test
+  void demoRefusesValuesItsReportCannotShow() {
+    assertThat(run("demo", "--ttl", "100ms")).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString()).contains("--ttl").contains("200ms");
+    assertThat(run("demo", "--workers", "65")).isEqualTo(ExitCodes.USAGE);
+  }
+}
