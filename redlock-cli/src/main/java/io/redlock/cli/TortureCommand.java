@@ -44,6 +44,11 @@ final class TortureCommand implements Callable<Integer> {
       description = "Clients, each with its own Redlock (default: ${DEFAULT-VALUE}).")
   int clients;
 
+  @Option(names = "--processes", paramLabel = "<n>", defaultValue = "0",
+      description = "Spread the clients over this many JVM processes (default: 0, threads of"
+          + " this one).")
+  int processes;
+
   @Option(names = "--resources", paramLabel = "<n>", defaultValue = "2",
       description = "Resources the clients contend for (default: ${DEFAULT-VALUE}).")
   int resources;
@@ -95,7 +100,8 @@ final class TortureCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     TortureOptions options;
     try {
-      options = TortureOptions.builder().nodes(nodes).clients(clients).resources(resources)
+      options = TortureOptions.builder().nodes(nodes).clients(clients).processes(processes)
+          .resources(resources)
           .duration(duration).ttl(ttl).work(work).faultInterval(faultInterval)
           .faults(faults == null ? EnumSet.complementOf(EnumSet.of(Fault.MAJORITY_RESTART))
               : EnumSet.copyOf(faults))

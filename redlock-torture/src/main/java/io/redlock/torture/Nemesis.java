@@ -24,14 +24,14 @@ final class Nemesis implements Runnable {
 
   private final RedisServers servers;
   private final ProxiedFleet proxies;
-  private final List<TortureClient> clients;
+  private final List<? extends ClientHandle> clients;
   private final TortureOptions options;
   private final Random random;
   private final long endNanos;
   private final List<Fault> faults;
   private final List<FaultRecord> records = new CopyOnWriteArrayList<>();
 
-  Nemesis(RedisServers servers, ProxiedFleet proxies, List<TortureClient> clients,
+  Nemesis(RedisServers servers, ProxiedFleet proxies, List<? extends ClientHandle> clients,
       TortureOptions options, long endNanos) {
     this.servers = servers;
     this.proxies = proxies;
@@ -98,7 +98,7 @@ final class Nemesis implements Runnable {
         record(fault, "end", List.of(node), "", "");
       }
       case PARTITION -> {
-        TortureClient client = clients.get(random.nextInt(clients.size()));
+        ClientHandle client = clients.get(random.nextInt(clients.size()));
         int[] cut = randomNodes(1 + random.nextInt(servers.size()));
         proxies.partition(client.name(), cut);
         List<Integer> cutNodes = java.util.Arrays.stream(cut).boxed().toList();
@@ -124,7 +124,7 @@ final class Nemesis implements Runnable {
         record(fault, "end", List.of(node), "", "");
       }
       case CLIENT_PAUSE -> {
-        TortureClient client = clients.get(random.nextInt(clients.size()));
+        ClientHandle client = clients.get(random.nextInt(clients.size()));
         client.requestPause();
         record(fault, "at", List.of(), client.name(), "");
       }

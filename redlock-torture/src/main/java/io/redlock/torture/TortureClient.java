@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Runs on its own thread; {@link #requestPause()} and {@link #holding()} are thread-safe.
  */
-final class TortureClient implements Runnable {
+final class TortureClient implements Runnable, ClientHandle {
   private final String name;
   private final Redlock redlock;
   private final List<String> resources;
@@ -37,6 +37,7 @@ final class TortureClient implements Runnable {
   private final long endNanos;
   private final AtomicBoolean pauseRequested = new AtomicBoolean();
   private final AtomicReference<String> holding = new AtomicReference<>();
+  private volatile java.util.function.BiConsumer<String, String> holdingListener = (c, r) -> { };
 
   TortureClient(String name, Redlock redlock, List<String> resources, TortureOptions options,
       History history, TortureCounters counters, long seed, long endNanos) {
@@ -50,18 +51,24 @@ final class TortureClient implements Runnable {
     this.endNanos = endNanos;
   }
 
-  String name() {
+  @Override
+  public String name() {
     return name;
   }
 
-  /** The resource this client holds a lease on now, or {@code null}. */
-  String holding() {
+  @Override
+  public String holding() {
     return holding.get();
   }
 
-  /** Makes the client stop, at its next pause point, for longer than a ttl. */
-  void requestPause() {
+  @Override
+  public void requestPause() {
     pauseRequested.set(true);
+  }
+
+  /** Tells {@code listener} each time this client starts (resource) or stops (null) holding. */
+  void onHolding(java.util.function.BiConsumer<String, String> listener) {
+    this.holdingListener = listener;
   }
 
   @Override
@@ -91,6 +98,7 @@ final class TortureClient implements Runnable {
     long granted = System.nanoTime();
     long validUntil = granted + lease.remaining().toNanos();
     holding.set(resource);
+    holdingListener.accept(name, resource);
     counters.granted();
     boolean lost = false;
     try {
@@ -111,6 +119,7 @@ final class TortureClient implements Runnable {
     } finally {
       long releasing = System.nanoTime();
       holding.set(null);
+      holdingListener.accept(name, null);
       lease.release();
       history.lease(new LeaseRecord(name, resource, lease.token(), granted, validUntil,
           releasing, lost));

@@ -33,6 +33,15 @@ final class TortureCounters {
     failures.computeIfAbsent(cause, c -> new LongAdder()).increment();
   }
 
+  /** Adds another process's totals. */
+  void add(long attempts, long acquired, long lost, Map<String, Long> failures) {
+    this.attempts.add(attempts);
+    this.acquired.add(acquired);
+    this.lost.add(lost);
+    failures.forEach((cause, count) ->
+        this.failures.computeIfAbsent(cause, c -> new LongAdder()).add(count));
+  }
+
   long attempts() {
     return attempts.sum();
   }

@@ -23,6 +23,7 @@ public final class TortureOptions {
   private final boolean restartGuard;
   private final boolean persistence;
   private final boolean pauseBetweenCheckAndWrite;
+  private final int processes;
 
   private TortureOptions(Builder b) {
     this.nodes = b.nodes;
@@ -37,6 +38,7 @@ public final class TortureOptions {
     this.restartGuard = b.restartGuard;
     this.persistence = b.persistence;
     this.pauseBetweenCheckAndWrite = b.pauseBetweenCheckAndWrite;
+    this.processes = b.processes;
   }
 
   public static Builder builder() {
@@ -98,13 +100,22 @@ public final class TortureOptions {
     return pauseBetweenCheckAndWrite;
   }
 
+  /**
+   * How many client processes (JVMs) the clients are spread over; 0 runs them as threads of
+   * the run's own JVM.
+   */
+  public int processes() {
+    return processes;
+  }
+
   @Override
   public String toString() {
     return "nodes=" + nodes + " clients=" + clients + " resources=" + resources + " duration="
         + duration.toMillis() + "ms ttl=" + ttl.toMillis() + "ms work<=" + work.toMillis()
         + "ms faultInterval=" + faultInterval.toMillis() + "ms faults=" + faults + " seed="
         + seed + " restartGuard=" + restartGuard + " persistence=" + persistence
-        + " pauseBetweenCheckAndWrite=" + pauseBetweenCheckAndWrite;
+        + " pauseBetweenCheckAndWrite=" + pauseBetweenCheckAndWrite
+        + (processes > 0 ? " processes=" + processes : "");
   }
 
   /** Collects options; {@link #build()} checks them. Not thread-safe. */
@@ -122,8 +133,14 @@ public final class TortureOptions {
     private boolean restartGuard = true;
     private boolean persistence;
     private boolean pauseBetweenCheckAndWrite;
+    private int processes;
 
     private Builder() {}
+
+    public Builder processes(int processes) {
+      this.processes = processes;
+      return this;
+    }
 
     public Builder nodes(int nodes) {
       this.nodes = nodes;
@@ -199,6 +216,8 @@ public final class TortureOptions {
           "from 0 to half the ttl");
       require(faultInterval.toMillis() >= 100, "faultInterval", faultInterval,
           "at least 100 ms");
+      require(processes >= 0 && processes <= clients, "processes", processes,
+          "from 0 (clients are threads) to the number of clients");
       return new TortureOptions(this);
     }
 

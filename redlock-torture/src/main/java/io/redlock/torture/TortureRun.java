@@ -7,6 +7,13 @@ import io.redlock.testkit.History;
 import io.redlock.testkit.ProxiedFleet;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.SafetyChecker;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,9 +24,10 @@ import java.util.function.Consumer;
  * through its own fault proxies, clients that lock and work, a nemesis that injects faults,
  * and {@link SafetyChecker} deciding on the recorded history.
  *
- * <p>Clients are threads of this JVM, each with its own {@link Redlock} (its own connections,
- * timer and restart guard), as separate processes would have. All times are read from
- * {@link System#nanoTime()}.
+ * <p>Each client has its own {@link Redlock} (its own connections, timer and restart guard).
+ * Clients run as threads of this JVM or, with {@link TortureOptions#processes()}, spread over
+ * separate JVM processes ({@link ClientProcess}) whose histories are merged at the end. All
+ * instants are {@link System#nanoTime()} values, which on Linux compare across processes.
  */
 public final class TortureRun {
 
@@ -28,7 +36,7 @@ public final class TortureRun {
 
   private TortureRun() {}
 
-  private static RedlockConfig config(TortureOptions options, List<String> nodes) {
+  static RedlockConfig config(TortureOptions options, List<String> nodes) {
     return RedlockConfig.builder()
         .nodes(nodes)
         .ttl(options.ttl())
@@ -41,27 +49,8 @@ public final class TortureRun {
   }
 
   /**
-   * Waits until a lock can be taken at all: the servers were just started, so the restart
-   * guard holds them back for a ttl. The run's clock starts after this.
-   */
-  private static void awaitUsable(Redlock redlock, TortureOptions options)
-      throws InterruptedException {
-    long giveUp = System.nanoTime() + options.ttl().multipliedBy(2).plusSeconds(10).toNanos();
-    while (System.nanoTime() - giveUp < 0) {
-      var lease = redlock.tryAcquire("torture:warm-up:" + options.seed(), options.ttl());
-      if (lease.isPresent()) {
-        lease.get().release();
-        return;
-      }
-      Thread.sleep(100);
-    }
-    throw new IllegalStateException("no lock could be taken on the fresh servers within "
-        + Duration.ofNanos(options.ttl().multipliedBy(2).plusSeconds(10).toNanos()));
-  }
-
-  /**
-   * Runs the torture and returns what happened; every server and proxy it started is stopped
-   * when it returns, also when it throws.
+   * Runs the torture and returns what happened; every server, proxy and client process it
+   * started is stopped when it returns, also when it throws.
    */
   public static TortureResult run(TortureOptions options, Consumer<Progress> progress)
       throws InterruptedException {
@@ -74,50 +63,195 @@ public final class TortureRun {
       for (int i = 0; i < options.resources(); i++) {
         resources.add("torture:" + options.seed() + ":" + i);
       }
-      List<Redlock> redlocks = new ArrayList<>();
+      try (Redlock probe = Redlock.create(config(options, proxies.urisFor("warm-up")))) {
+        awaitUsable(probe, options);
+      }
+      return options.processes() == 0
+          ? inThreads(options, servers, proxies, resources, history, counters, progress)
+          : inProcesses(options, servers, proxies, resources, history, counters, progress);
+    }
+  }
+
+  private static TortureResult inThreads(TortureOptions options, RedisServers servers,
+      ProxiedFleet proxies, List<String> resources, History history, TortureCounters counters,
+      Consumer<Progress> progress) throws InterruptedException {
+    List<Redlock> redlocks = new ArrayList<>();
+    try {
       List<TortureClient> clients = new ArrayList<>();
-      try {
+      long start = System.nanoTime();
+      long end = start + options.duration().toNanos();
+      for (int i = 0; i < options.clients(); i++) {
+        String name = "client-" + i;
+        Redlock redlock = Redlock.create(config(options, proxies.urisFor(name)));
+        redlocks.add(redlock);
+        clients.add(new TortureClient(name, redlock, resources, options, history, counters,
+            options.seed() * 1_000 + i, end));
+      }
+      List<Thread> threads = new ArrayList<>();
+      for (TortureClient client : clients) {
+        threads.add(new Thread(client, "torture-" + client.name()));
+      }
+      Nemesis nemesis = new Nemesis(servers, proxies, clients, options, end);
+      runAll(threads, nemesis, start, counters, progress);
+      return result(options, start, counters, nemesis, history);
+    } finally {
+      redlocks.forEach(Redlock::close);
+    }
+  }
+
+  private static TortureResult inProcesses(TortureOptions options, RedisServers servers,
+      ProxiedFleet proxies, List<String> resources, History history, TortureCounters counters,
+      Consumer<Progress> progress) throws InterruptedException {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("redlock-torture-");
+    } catch (IOException e) {
+      throw new IllegalStateException("could not create a directory for client histories", e);
+    }
+    List<Process> processes = new ArrayList<>();
+    List<RemoteClient> clients = new ArrayList<>();
+    List<Thread> readers = new ArrayList<>();
+    try {
+      long start = System.nanoTime();
+      for (int p = 0; p < options.processes(); p++) {
+        List<String> command = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+            ClientProcess.class.getName(), dir.resolve("history-" + p + ".tsv").toString(),
+            Long.toString(options.duration().toMillis()), Long.toString(options.ttl().toMillis()),
+            Long.toString(options.work().toMillis()), Boolean.toString(options.restartGuard()),
+            Boolean.toString(options.pauseBetweenCheckAndWrite()),
+            Long.toString(options.seed() * 100 + p), String.join(",", resources)));
         List<String> names = new ArrayList<>();
-        for (int i = 0; i < options.clients(); i++) {
-          String name = "client-" + i;
+        for (int i = p; i < options.clients(); i += options.processes()) {
+          String name = "p" + p + "-client-" + i;
           names.add(name);
-          redlocks.add(Redlock.create(config(options, proxies.urisFor(name))));
+          command.add(name + "=" + String.join(",", proxies.urisFor(name)));
         }
-        awaitUsable(redlocks.get(0), options);
-        long start = System.nanoTime();
-        long end = start + options.duration().toNanos();
-        for (int i = 0; i < options.clients(); i++) {
-          clients.add(new TortureClient(names.get(i), redlocks.get(i), resources, options,
-              history, counters, options.seed() * 1_000 + i, end));
+        Process process = new ProcessBuilder(command)
+            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        processes.add(process);
+        PrintStream commands = new PrintStream(process.getOutputStream(), true,
+            StandardCharsets.UTF_8);
+        List<RemoteClient> mine = new ArrayList<>();
+        for (String name : names) {
+          mine.add(new RemoteClient(name, commands));
         }
-        Nemesis nemesis = new Nemesis(servers, proxies, clients, options, end);
-        List<Thread> threads = new ArrayList<>();
-        for (TortureClient client : clients) {
-          threads.add(new Thread(client, "torture-" + client.name()));
-        }
-        Thread nemesisThread = new Thread(nemesis, "torture-nemesis");
-        threads.forEach(Thread::start);
-        nemesisThread.start();
-        try {
-          while (threads.stream().anyMatch(Thread::isAlive) || nemesisThread.isAlive()) {
+        clients.addAll(mine);
+        Thread reader = new Thread(() -> follow(process, mine), "torture-process-" + p);
+        reader.setDaemon(true);
+        reader.start();
+        readers.add(reader);
+      }
+      long end = start + options.duration().toNanos();
+      Nemesis nemesis = new Nemesis(servers, proxies, clients, options, end);
+      Thread nemesisThread = new Thread(nemesis, "torture-nemesis");
+      nemesisThread.start();
+      try {
+        for (Process process : processes) {
+          while (process.isAlive()) {
             Thread.sleep(1_000);
             progress.accept(new Progress(Duration.ofNanos(System.nanoTime() - start),
-                counters.attempts(), counters.acquired(), nemesis.records().size()));
+                0, 0, nemesis.records().size()));
           }
-        } finally {
-          nemesisThread.interrupt();
-          threads.forEach(Thread::interrupt);
-          for (Thread thread : threads) {
-            thread.join();
+          if (process.exitValue() != 0) {
+            throw new IllegalStateException("a client process failed with exit status "
+                + process.exitValue() + " (its errors are above)");
           }
-          nemesisThread.join();
         }
-        return new TortureResult(options, Duration.ofNanos(System.nanoTime() - start),
-            counters.attempts(), counters.acquired(), counters.lostBeforeWrite(),
-            counters.failures(), nemesis.records(), history, SafetyChecker.check(history));
       } finally {
-        redlocks.forEach(Redlock::close);
+        nemesisThread.interrupt();
+        nemesisThread.join();
+      }
+      for (int p = 0; p < processes.size(); p++) {
+        try {
+          HistoryFile.read(dir.resolve("history-" + p + ".tsv"), history, counters);
+        } catch (IOException e) {
+          throw new IllegalStateException("could not read client process " + p + "'s history", e);
+        }
+      }
+      return result(options, start, counters, nemesis, history);
+    } catch (IOException e) {
+      throw new IllegalStateException("could not start a client process: " + e.getMessage(), e);
+    } finally {
+      processes.forEach(Process::destroyForcibly);
+      for (Process process : processes) {
+        process.waitFor();
+      }
+      try (var files = Files.list(dir)) {
+        for (Path file : files.toList()) {
+          Files.deleteIfExists(file);
+        }
+        Files.deleteIfExists(dir);
+      } catch (IOException e) {
+        // a leftover file in the temporary directory is harmless
       }
     }
+  }
+
+  /** Reads a client process's reports of who holds what, until it ends. */
+  private static void follow(Process process, List<RemoteClient> clients) {
+    try (BufferedReader in = new BufferedReader(
+        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] words = line.split(" ");
+        for (RemoteClient client : clients) {
+          if (words.length >= 2 && client.name().equals(words[1])) {
+            client.holds(words[0].equals("H") && words.length == 3 ? words[2] : null);
+          }
+        }
+      }
+    } catch (IOException e) {
+      // the process ended
+    }
+  }
+
+  private static void runAll(List<Thread> threads, Nemesis nemesis, long start,
+      TortureCounters counters, Consumer<Progress> progress) throws InterruptedException {
+    Thread nemesisThread = new Thread(nemesis, "torture-nemesis");
+    threads.forEach(Thread::start);
+    nemesisThread.start();
+    try {
+      while (threads.stream().anyMatch(Thread::isAlive) || nemesisThread.isAlive()) {
+        Thread.sleep(1_000);
+        progress.accept(new Progress(Duration.ofNanos(System.nanoTime() - start),
+            counters.attempts(), counters.acquired(), nemesis.records().size()));
+      }
+    } finally {
+      nemesisThread.interrupt();
+      threads.forEach(Thread::interrupt);
+      for (Thread thread : threads) {
+        thread.join();
+      }
+      nemesisThread.join();
+    }
+  }
+
+  private static TortureResult result(TortureOptions options, long start,
+      TortureCounters counters, Nemesis nemesis, History history) {
+    return new TortureResult(options, Duration.ofNanos(System.nanoTime() - start),
+        counters.attempts(), counters.acquired(), counters.lostBeforeWrite(),
+        counters.failures(), nemesis.records(), history, SafetyChecker.check(history));
+  }
+
+  /**
+   * Waits until a lock can be taken at all: the servers were just started, so the restart
+   * guard holds them back for a ttl. The run's clock starts after this.
+   */
+  private static void awaitUsable(Redlock redlock, TortureOptions options)
+      throws InterruptedException {
+    Duration limit = options.ttl().multipliedBy(2).plusSeconds(10);
+    long giveUp = System.nanoTime() + limit.toNanos();
+    while (System.nanoTime() - giveUp < 0) {
+      var lease = redlock.tryAcquire("torture:warm-up:" + options.seed(), options.ttl());
+      if (lease.isPresent()) {
+        lease.get().release();
+        return;
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("no lock could be taken on the fresh servers within "
+        + limit.toMillis() + " ms");
   }
 }

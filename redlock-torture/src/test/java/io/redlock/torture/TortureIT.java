@@ -46,6 +46,21 @@ class TortureIT {
         .contains("<svg", "0 violations", "node 4", "client-3");
   }
 
+  @Test
+  void clientsInSeveralProcessesKeepMutualExclusion() throws Exception {
+    TortureResult result = run(TortureOptions.builder()
+        .nodes(5).clients(4).processes(2).resources(1).duration(Duration.ofSeconds(12))
+        .ttl(Duration.ofSeconds(2)).work(Duration.ofMillis(50))
+        .faultInterval(Duration.ofMillis(1_000)).seed(31)
+        .faults(EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE, Fault.PARTITION,
+            Fault.CLIENT_PAUSE))
+        .build());
+    assertThat(result.violations()).isEmpty();
+    assertThat(result.history().leases()).extracting(lease -> lease.client().substring(0, 2))
+        .contains("p0", "p1");
+    assertThat(result.acquisitions()).isPositive();
+  }
+
   private static TortureOptions.Builder majorityRestarts() {
     return TortureOptions.builder()
         .nodes(3).clients(2).resources(1).duration(Duration.ofSeconds(12))
