@@ -18,8 +18,8 @@ import java.util.Map;
  * The {@code main} of a torture client process: a few {@link TortureClient}s, each with its
  * own {@link Redlock}, run for the given time; the history goes to a file for the run to
  * merge. Standard input takes {@code pause NAME} requests from the nemesis; standard output
- * tells it who holds what ({@code H NAME RESOURCE}, {@code R NAME}) and ends with
- * {@code DONE}.
+ * tells it who holds what ({@code H NAME RESOURCE}, {@code R NAME}), twice a second the
+ * totals so far ({@code P ATTEMPTS ACQUISITIONS}), and ends with {@code DONE}.
  *
  * <p>Arguments: {@code historyFile durationMillis ttlMillis workMillis restartGuard
  * pauseBetweenCheckAndWrite seed resource,resource,... name=uri,uri,... ...}
@@ -76,6 +76,20 @@ public final class ClientProcess {
       }, "torture-commands");
       commands.setDaemon(true);
       commands.start();
+      Thread reporter = new Thread(() -> {
+        while (!Thread.currentThread().isInterrupted()) {
+          synchronized (out) {
+            out.println("P " + counters.attempts() + " " + counters.acquired());
+          }
+          try {
+            Thread.sleep(500);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "torture-progress");
+      reporter.setDaemon(true);
+      reporter.start();
       List<Thread> threads = new ArrayList<>();
       for (TortureClient client : clients.values()) {
         Thread thread = new Thread(client, "torture-" + client.name());

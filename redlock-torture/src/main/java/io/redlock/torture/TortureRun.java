@@ -111,6 +111,7 @@ public final class TortureRun {
     List<Process> processes = new ArrayList<>();
     List<RemoteClient> clients = new ArrayList<>();
     List<Thread> readers = new ArrayList<>();
+    List<long[]> progressOf = new java.util.concurrent.CopyOnWriteArrayList<>();
     try {
       long start = System.nanoTime();
       for (int p = 0; p < options.processes(); p++) {
@@ -138,7 +139,9 @@ public final class TortureRun {
           mine.add(new RemoteClient(name, commands));
         }
         clients.addAll(mine);
-        Thread reader = new Thread(() -> follow(process, mine), "torture-process-" + p);
+        long[] totals = new long[2];
+        progressOf.add(totals);
+        Thread reader = new Thread(() -> follow(process, mine, totals), "torture-process-" + p);
         reader.setDaemon(true);
         reader.start();
         readers.add(reader);
@@ -151,8 +154,16 @@ public final class TortureRun {
         for (Process process : processes) {
           while (process.isAlive()) {
             Thread.sleep(1_000);
+            long attempts = 0;
+            long acquisitions = 0;
+            for (long[] totals : progressOf) {
+              synchronized (totals) {
+                attempts += totals[0];
+                acquisitions += totals[1];
+              }
+            }
             progress.accept(new Progress(Duration.ofNanos(System.nanoTime() - start),
-                0, 0, nemesis.records().size()));
+                attempts, acquisitions, nemesis.records().size()));
           }
           if (process.exitValue() != 0) {
             throw new IllegalStateException("a client process failed with exit status "
@@ -189,13 +200,20 @@ public final class TortureRun {
     }
   }
 
-  /** Reads a client process's reports of who holds what, until it ends. */
-  private static void follow(Process process, List<RemoteClient> clients) {
+  /** Reads a client process's reports of who holds what and its totals, until it ends. */
+  private static void follow(Process process, List<RemoteClient> clients, long[] totals) {
     try (BufferedReader in = new BufferedReader(
         new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         String[] words = line.split(" ");
+        if (words[0].equals("P") && words.length == 3) {
+          synchronized (totals) {
+            totals[0] = Long.parseLong(words[1]);
+            totals[1] = Long.parseLong(words[2]);
+          }
+          continue;
+        }
         for (RemoteClient client : clients) {
           if (words.length >= 2 && client.name().equals(words[1])) {
             client.holds(words[0].equals("H") && words.length == 3 ? words[2] : null);
