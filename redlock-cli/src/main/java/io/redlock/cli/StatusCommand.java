@@ -10,6 +10,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.redlock.RedlockConfig;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;
@@ -44,7 +45,9 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     header = "Shows what each node holds for a resource, and the quorum verdict.",
     description = {
-        "Shows, per node, whether it is reachable, its role and uptime, and whether it holds"
+        "Shows, per node, whether it is reachable, its role and uptime, whether the restart"
+            + " guard would hold it back (up for less than the ttl plus drift), and whether it"
+            + " holds"
             + " RESOURCE (token prefix and remaining ttl); then the quorum verdict: held (a"
             + " majority hold the same token), free (a majority answered without it) or"
             + " unknown. Read-only."},
@@ -88,7 +91,16 @@ final class StatusCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     out.println("resource " + resource + (key.equals(resource) ? "" : " (key " + key + ")")
         + ", " + states.size() + " node(s), quorum " + quorum);
-    printTable(out, states);
+    // What a Redlock with these settings would make of each node: the restart guard holds
+    // back a node up for less than the ttl plus its drift margin (the longest ttl a client
+    // uses is not known here: the configured one stands in for it).
+    Duration holdBack = null;
+    if (settings.restartGuard()) {
+      Duration ttl = settings.ttl().orElse(RedlockConfig.DEFAULT_TTL);
+      holdBack = ttl.plus(RedlockConfig.DRIFT_FLOOR).plus(Duration.ofMillis(
+          (long) Math.ceil(ttl.toMillis() * RedlockConfig.DEFAULT_DRIFT_FACTOR)));
+    }
+    printTable(out, states, holdBack);
     Verdict verdict = verdict(states);
     out.println(verdictLine(verdict, states));
     out.flush();
@@ -220,19 +232,35 @@ final class StatusCommand implements Callable<Integer> {
     return fields;
   }
 
-  private static void printTable(PrintWriter out, List<NodeState> states) {
+  /** What the restart guard makes of a node: counts, held back, or off. */
+  static String guard(NodeState s, Duration holdBack) {
+    if (holdBack == null) {
+      return "off";
+    }
+    if (!"master".equals(s.role())) {
+      return "excluded (not a master)";
+    }
+    if (s.uptimeSeconds() == null) {
+      return "?";
+    }
+    return s.uptimeSeconds() * 1000 < holdBack.toMillis()
+        ? "held back (up < " + DurationConverter.format(holdBack) + ")" : "counts";
+  }
+
+  private static void printTable(PrintWriter out, List<NodeState> states, Duration holdBack) {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"NODE", "REACHABLE", "ROLE", "UPTIME", "HELD", "TTL", "TOKEN",
-        "NOTE"});
+    rows.add(new String[] {"NODE", "REACHABLE", "ROLE", "UPTIME", "GUARD", "HELD", "TTL",
+        "TOKEN", "NOTE"});
     for (NodeState s : states) {
       if (!s.reachable()) {
-        rows.add(new String[] {s.node(), "no", "-", "-", "-", "-", "-", s.error()});
+        rows.add(new String[] {s.node(), "no", "-", "-", "-", "-", "-", "-", s.error()});
         continue;
       }
       boolean held = s.value() != null;
       String note = held && s.pttl() != null && s.pttl() == -1 ? "key has no expiry" : "";
       rows.add(new String[] {s.node(), "yes", s.role(),
-          s.uptimeSeconds() == null ? "?" : uptime(s.uptimeSeconds()), held ? "yes" : "no",
+          s.uptimeSeconds() == null ? "?" : uptime(s.uptimeSeconds()), guard(s, holdBack),
+          held ? "yes" : "no",
           held ? ttl(s.pttl()) : "-",
           held ? s.value().substring(0, Math.min(TOKEN_SHOWN, s.value().length())) : "-",
           note});

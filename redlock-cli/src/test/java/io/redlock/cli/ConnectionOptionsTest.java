@@ -153,6 +153,21 @@ class ConnectionOptionsTest {
         .isEqualTo(StatusCommand.Verdict.unknown);
   }
 
+  @Test
+  void statusShowsWhatTheRestartGuardMakesOfEachNode() {
+    Duration holdBack = Duration.ofMillis(30_302);
+    StatusCommand.NodeState young = new StatusCommand.NodeState("n", null, "master", 12L, null,
+        -2L);
+    StatusCommand.NodeState old = new StatusCommand.NodeState("n", null, "master", 31L, null,
+        -2L);
+    StatusCommand.NodeState replica = new StatusCommand.NodeState("n", null, "slave", 900L,
+        null, -2L);
+    assertThat(StatusCommand.guard(young, holdBack)).startsWith("held back");
+    assertThat(StatusCommand.guard(old, holdBack)).isEqualTo("counts");
+    assertThat(StatusCommand.guard(replica, holdBack)).startsWith("excluded");
+    assertThat(StatusCommand.guard(young, null)).isEqualTo("off");
+  }
+
   private static StatusCommand.NodeState state(String value) {
     return new StatusCommand.NodeState("n", null, "master", 1L, value, value == null ? -2L : 1000L);
   }
