@@ -92,7 +92,7 @@ final class TortureCommand implements Callable<Integer> {
           + " the unsafe case that fencing tokens exist for.")
   boolean pauseBetweenCheckAndWrite;
 
-  @Option(names = "--out", paramLabel = "<dir>", defaultValue = "redlock-torture",
+  @Option(names = "--out", paramLabel = "<dir>", defaultValue = "redlock-torture-report",
       description = "Where history.json and report.html go (default: ${DEFAULT-VALUE}).")
   Path out;
 
