@@ -72,7 +72,8 @@ class AclIT {
     RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(urisWith(USER + ":" + wrong)).build();
     assertThatThrownBy(() -> Redlock.create(config))
         .isInstanceOf(RedlockConfigException.class)
-        .hasMessageContaining("redis://" + servers.host() + ":" + servers.port(0))
+        // every node refuses; whichever answered first is named
+        .satisfies(e -> assertThat(servers.uris()).anyMatch(e.getMessage()::contains))
         .hasMessageContaining("refused")
         .satisfies(e -> {
           assertThat(e.getMessage()).doesNotContain(wrong).doesNotContain(PASSWORD);
@@ -86,6 +87,6 @@ class AclIT {
         .connectTimeout(Duration.ofSeconds(5)).build();
     assertThatThrownBy(() -> Redlock.create(config))
         .isInstanceOf(RedlockConfigException.class)
-        .hasMessageContaining(servers.uri(0));
+        .satisfies(e -> assertThat(servers.uris()).anyMatch(e.getMessage()::contains));
   }
 }

@@ -71,7 +71,8 @@ class TlsIT {
   void anUntrustedCertificateIsAClearConfigurationError() {
     assertThatThrownBy(() -> Redlock.create(config()))
         .isInstanceOf(RedlockConfigException.class)
-        .hasMessageContaining(servers.tlsUri(0).replace("rediss://", ""))
+        // every node presents the untrusted certificate; whichever answered first is named
+        .satisfies(e -> assertThat(tlsUris()).anyMatch(e.getMessage()::contains))
         .hasMessageContaining("refused");
   }
 }
