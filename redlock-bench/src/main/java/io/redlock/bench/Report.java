@@ -108,8 +108,8 @@ final class Report {
     md.append("| JVM | ").append(machine.jvm).append(" |\n");
     md.append("| Redis | redis-server ").append(machine.redisVersion)
         .append(", local processes on 127.0.0.1 started by `RedisServers` (no persistence) |\n");
-    md.append("| Peers | Redisson ").append(version("org.redisson.Redisson"))
-        .append(", Lettuce ").append(version("io.lettuce.core.RedisClient"))
+    md.append("| Peers | Redisson ").append(version("org.redisson", "redisson"))
+        .append(", Lettuce ").append(version("io.lettuce", "lettuce-core"))
         .append(results.has(LATENCY, NODE_REDLOCK) ? ", node-redlock 4.2.0 (ioredis 5) on "
             + "Node.js" : "").append(" |\n");
     md.append("| Run time | ").append(String.format(Locale.ROOT, "%.1f", minutes))
@@ -439,11 +439,20 @@ final class Report {
     }
   }
 
-  private static String version(String className) {
-    try {
-      String v = Class.forName(className).getPackage().getImplementationVersion();
-      return v == null ? "?" : v;
-    } catch (ClassNotFoundException e) {
+  /**
+   * A dependency's version, from the pom.properties Maven puts in every jar (the shaded
+   * benchmarks jar keeps them; its manifest no longer says).
+   */
+  private static String version(String groupId, String artifactId) {
+    String resource = "/META-INF/maven/" + groupId + "/" + artifactId + "/pom.properties";
+    try (java.io.InputStream in = Report.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        return "?";
+      }
+      java.util.Properties properties = new java.util.Properties();
+      properties.load(in);
+      return properties.getProperty("version", "?");
+    } catch (java.io.IOException e) {
       return "?";
     }
   }
