@@ -63,7 +63,8 @@ public interface Lease extends AutoCloseable {
   /**
    * Sets every key's time to live to {@code ttl} on all nodes at once, if they still hold this
    * lease's token, and moves the validity to {@code start + ttl − drift}, measured from the
-   * start of the extension. Blocks for at most about one node timeout.
+   * start of the extension. Blocks for at most about one node timeout, after any extension
+   * asked for earlier has finished (extensions are applied one at a time).
    *
    * @return {@code true} if a majority confirmed in time; {@code false} if too few nodes
    *     answered (the lease then stays valid until the earlier of its old deadline and the

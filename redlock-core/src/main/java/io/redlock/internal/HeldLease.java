@@ -117,7 +117,7 @@ final class HeldLease implements Lease {
   @Override
   public boolean extend(Duration ttl) throws InterruptedException {
     try {
-      return extendAsync(ttl).get();
+      return extendInternal(ttl).get(); // the caller waits itself: no hand-off needed
     } catch (ExecutionException e) {
       throw rethrow(e.getCause());
     }

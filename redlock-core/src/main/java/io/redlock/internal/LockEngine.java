@@ -80,12 +80,21 @@ public final class LockEngine {
    * cancels the source.
    */
   public <T> CompletableFuture<T> handOff(CompletableFuture<T> source) {
+    return handOff(source, value -> { });
+  }
+
+  /**
+   * Like {@link #handOff(CompletableFuture)}; a value that arrives after the copy was
+   * cancelled goes to {@code orphan}, whose owner is gone.
+   */
+  private <T> CompletableFuture<T> handOff(CompletableFuture<T> source,
+      java.util.function.Consumer<? super T> orphan) {
     CompletableFuture<T> copy = new CompletableFuture<>();
     source.whenCompleteAsync((value, error) -> {
-      if (error == null) {
-        copy.complete(value);
-      } else {
+      if (error != null) {
         copy.completeExceptionally(unwrap(error));
+      } else if (!copy.complete(value)) {
+        orphan.accept(value);
       }
     }, callbacks);
     copy.whenComplete((value, error) -> {
@@ -99,11 +108,6 @@ public final class LockEngine {
   /** Remembers the longest ttl asked for, for the restart guard's hold-back time. */
   void noteTtl(long ttlMillis) {
     longestTtlMillis.accumulateAndGet(ttlMillis, Math::max);
-  }
-
-  /** The longest ttl asked for so far, and at least the configured ttl. */
-  public long longestTtlMillis() {
-    return longestTtlMillis.get();
   }
 
   /** How long a blocking release waits at most: the round's own timeout, with room to spare. */
@@ -159,21 +163,8 @@ public final class LockEngine {
    * callback executor, and a lease that arrives after the caller cancelled is released.
    */
   public CompletableFuture<Lease> acquireAsync(Collection<String> resources, Duration ttl) {
-    CompletableFuture<Lease> source = acquire(resources, ttl, true);
-    CompletableFuture<Lease> copy = new CompletableFuture<>();
-    source.whenCompleteAsync((lease, error) -> {
-      if (error != null) {
-        copy.completeExceptionally(unwrap(error));
-      } else if (!copy.complete(lease)) {
-        lease.releaseAsync(); // the caller cancelled while the lease was being granted
-      }
-    }, callbacks);
-    copy.whenComplete((lease, error) -> {
-      if (copy.isCancelled()) {
-        source.cancel(false);
-      }
-    });
-    return copy;
+    // a lease that arrives after the caller cancelled is released at once
+    return handOff(acquire(resources, ttl, true), Lease::releaseAsync);
   }
 
   /** Sends {@code request} to every node at once. */
@@ -317,11 +308,6 @@ public final class LockEngine {
 
   void forget(HeldLease lease) {
     live.remove(lease);
-  }
-
-  /** Leases acquired and neither released nor lost. */
-  public int liveLeases() {
-    return live.size();
   }
 
   private void ensureOpen() {
