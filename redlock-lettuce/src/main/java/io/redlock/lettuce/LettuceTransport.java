@@ -7,6 +7,10 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
 import io.redlock.internal.NodeUris;
@@ -23,8 +27,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Commands fail at once while a node is disconnected instead of queueing for a reconnect,
  * and are never replayed after one. Every vote is bounded by the node timeout (the algorithm's
- * own timer); Lettuce keeps a command at most as long as {@link CommandTimeouts} says. Found by {@link java.util.ServiceLoader};
- * {@link io.redlock.Redlock#create(RedlockConfig)} uses it without being asked.
+ * own timer); Lettuce keeps a command at most as long as {@link CommandTimeouts} says. Found by
+ * {@link java.util.ServiceLoader}; {@link io.redlock.Redlock#create(RedlockConfig)} uses it
+ * without being asked.
+ *
+ * <p>Flushes are consolidated (see {@link #consolidatingFlushes(NettyCustomizer)}): requests
+ * that many threads send to one node while its event loop is busy leave in one write, not one
+ * system call each. Resources passed in by the caller get this only if they were built with
+ * that customizer.
  *
  * <p>Thread-safe.
  */
@@ -36,7 +46,9 @@ public final class LettuceTransport implements NodeTransport {
 
   /** A transport with its own client resources, freed by {@link #close()}. */
   public LettuceTransport() {
-    this(DefaultClientResources.create(), true);
+    this(DefaultClientResources.builder()
+        .nettyCustomizer(consolidatingFlushes(null))
+        .build(), true);
   }
 
   /** A transport over client resources the caller shares with its own Lettuce clients. */
@@ -44,9 +56,49 @@ public final class LettuceTransport implements NodeTransport {
     this(resources, false);
   }
 
+  /**
+   * A customizer that puts Netty's {@link FlushConsolidationHandler} in front of every
+   * connection, then runs {@code next} (may be {@code null}). With it, a flush asked for while
+   * other writes wait in the event loop's queue is deferred until they are written, and one
+   * system call sends them all; a lone request is written as soon as the loop is free, so
+   * latency does not suffer. Meant for {@link DefaultClientResources.Builder#nettyCustomizer}
+   * when sharing resources with this transport:
+   *
+   * <pre>{@code
+   * ClientResources resources = DefaultClientResources.builder()
+   *     .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
+   *     .build();
+   * }</pre>
+   */
+  public static NettyCustomizer consolidatingFlushes(NettyCustomizer next) {
+    return new NettyCustomizer() {
+      @Override
+      public void afterBootstrapInitialized(Bootstrap bootstrap) {
+        if (next != null) {
+          next.afterBootstrapInitialized(bootstrap);
+        }
+      }
+
+      @Override
+      public void afterChannelInitialized(Channel channel) {
+        // First in the pipeline (next to the socket): it sees every flush and every read.
+        channel.pipeline().addFirst(new FlushConsolidationHandler(
+            FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+        if (next != null) {
+          next.afterChannelInitialized(channel);
+        }
+      }
+    };
+  }
+
   private LettuceTransport(ClientResources resources, boolean ownsResources) {
     this.resources = resources;
     this.ownsResources = ownsResources;
+  }
+
+  /** The client resources every connection of this transport uses. */
+  ClientResources resources() {
+    return resources;
   }
 
   @Override
