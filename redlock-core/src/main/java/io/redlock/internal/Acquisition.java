@@ -16,9 +16,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each attempt draws a fresh token, reads the monotonic clock, sends the lock request to
  * every node at once and is decided as early as its outcome is known. A failed attempt is
- * undone on every node, including those that timed out (their {@code SET} may still land:
+ * undone on every node that may hold its token, including those that timed out (their {@code SET} may still land:
  * the release travels behind it on the same connection), before the next attempt is
- * scheduled after a random delay.
+ * scheduled after a random delay. Nodes that answered "taken" set nothing and are spared the
+ * release: under contention that halves what a waiting caller sends.
  *
  * <p>Note on concurrency: attempts never overlap. An attempt's decision schedules the next one
  * on the timer; cancellation of {@link #start() the result} (or {@link #abort()} at close) is
@@ -80,10 +81,10 @@ final class Acquisition {
     String token = engine.newToken();
     long t0 = engine.time().nanoTime();
     Round round = engine.countedRound(node -> node.lock(keys, token, ttlMillis));
-    round.decision().thenAccept(decision -> decided(token, t0, decision));
+    round.decision().thenAccept(decision -> decided(token, t0, round, decision));
   }
 
-  private void decided(String token, long t0, Round.Result decision) {
+  private void decided(String token, long t0, Round round, Round.Result decision) {
     long validUntil = Validity.validUntil(t0, ttlMillis, engine.config().driftFactor());
     if (decision.reached() && Validity.isValidAt(validUntil, decision.atNanos())) {
       HeldLease lease = new HeldLease(engine, resources, keys, token, ttlMillis, validUntil);
@@ -105,7 +106,7 @@ final class Acquisition {
       }
       return;
     }
-    CompletableFuture<Void> cleanup = engine.releaseEverywhere(resources, keys, token);
+    CompletableFuture<Void> cleanup = engine.undo(resources, keys, token, round);
     String reason = decision.reached()
         ? "a majority granted, but only after the validity (ttl minus drift) had run out"
         : "a majority (" + engine.quorum() + " of " + engine.nodes().size() + ") was not reached";

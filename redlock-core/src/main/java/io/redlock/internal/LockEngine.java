@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -167,12 +168,6 @@ public final class LockEngine {
     return handOff(acquire(resources, ttl, true), Lease::releaseAsync);
   }
 
-  /** Sends {@code request} to every node at once. */
-  Round round(Function<NodeClient, CompletionStage<Boolean>> request) {
-    return Round.start(nodes, quorum, nodeTimeoutNanos, time,
-        (index, node) -> request.apply(node));
-  }
-
   /**
    * Sends {@code request} at once to every node whose vote counts; a node the restart guard
    * holds back is not asked and votes {@code ERROR}, with the reason.
@@ -209,7 +204,7 @@ public final class LockEngine {
    * {@code token}.
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys, String token) {
-    return releaseEverywhere(resources, keys, token, null);
+    return release(resources, keys, token, EVERY_NODE, null);
   }
 
   /**
@@ -219,10 +214,32 @@ public final class LockEngine {
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys,
       String token, CompletableFuture<Void> majority) {
+    return release(resources, keys, token, EVERY_NODE, majority);
+  }
+
+  /**
+   * Undoes the failed lock round {@code attempt}: releases {@code token} on every node except
+   * those that answered {@link Vote#TAKEN}, which set nothing (see {@link NodeClient#lock}).
+   * The votes are read as the release is sent, so answers that arrived since the decision
+   * spare their nodes too; a node that has not answered yet gets the release, behind its lock
+   * request on the same connection.
+   */
+  CompletableFuture<Void> undo(List<String> resources, List<String> keys, String token,
+      Round attempt) {
+    return release(resources, keys, token, index -> attempt.vote(index) != Vote.TAKEN, null);
+  }
+
+  private static final IntPredicate EVERY_NODE = index -> true;
+  private static final CompletableFuture<Boolean> NOTHING_TO_DELETE =
+      CompletableFuture.completedFuture(Boolean.TRUE);
+
+  private CompletableFuture<Void> release(List<String> resources, List<String> keys,
+      String token, IntPredicate mayHold, CompletableFuture<Void> majority) {
     CompletableFuture<Round.Result> settled = new CompletableFuture<>();
     AtomicInteger answered = new AtomicInteger();
-    dispatch(() -> round(node -> {
-      CompletionStage<Boolean> reply = node.unlock(keys, token);
+    dispatch(() -> Round.start(nodes, quorum, nodeTimeoutNanos, time, (index, node) -> {
+      CompletionStage<Boolean> reply = mayHold.test(index)
+          ? node.unlock(keys, token) : NOTHING_TO_DELETE;
       if (majority != null) {
         reply.whenComplete((ok, error) -> {
           if (error == null && answered.incrementAndGet() == quorum) {

@@ -165,6 +165,11 @@ public final class Round {
     return decision;
   }
 
+  /** Node {@code index}'s vote so far: {@link Vote#PENDING} until it answers or times out. */
+  public synchronized Vote vote(int index) {
+    return votes[index];
+  }
+
   /** Completes when every node answered or timed out. */
   public CompletableFuture<Result> settled() {
     return settled;
