@@ -25,6 +25,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -163,15 +164,14 @@ final class LettuceNodeClient implements NodeClient {
     }
     if (keys.size() == 1) {
       // The plain command other Redlock clients use; no script needed for one key.
-      return mapErrors(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis))
-          .thenApply("OK"::equals));
+      return vote(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)),
+          "OK"::equals);
     }
     // EVAL, not EVALSHA: a NOSCRIPT fallback would send the script again later, possibly
     // after this attempt's own cleanup, and set keys that nobody would then delete.
     String[] keyArray = keys.toArray(String[]::new);
-    return mapErrors(commands.<Long>eval(Script.LOCK.source(), ScriptOutputType.INTEGER,
-        keyArray, token, Long.toString(ttlMillis)).thenApply(result -> result != null
-            && result == 1L));
+    return vote(commands.<Long>eval(Script.LOCK.source(), ScriptOutputType.INTEGER,
+        keyArray, token, Long.toString(ttlMillis)), LettuceNodeClient::isOne);
   }
 
   @Override
@@ -195,22 +195,24 @@ final class LettuceNodeClient implements NodeClient {
   private CompletionStage<Boolean> script(RedisAsyncCommands<String, String> commands,
       Script script, List<String> keys, String... args) {
     String[] keyArray = keys.toArray(String[]::new);
-    CompletionStage<Long> reply = commands
-        .<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keyArray, args)
-        .handle((result, error) -> {
-          if (error == null) {
-            return CompletableFuture.completedFuture(result);
-          }
-          if (unwrap(error) instanceof RedisNoScriptException) {
+    CompletableFuture<Boolean> vote = new CompletableFuture<>();
+    commands.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keyArray, args)
+        .whenComplete((result, error) -> {
+          if (error != null && unwrap(error) instanceof RedisNoScriptException) {
             log.debug("node={} does not know script={}, sending it with EVAL", name,
                 script.name());
-            return commands.<Long>eval(script.source(), ScriptOutputType.INTEGER, keyArray, args)
-                .toCompletableFuture();
+            commands.<Long>eval(script.source(), ScriptOutputType.INTEGER, keyArray, args)
+                .whenComplete((retried, retryError) ->
+                    settle(vote, retried, retryError, LettuceNodeClient::isOne));
+          } else {
+            settle(vote, result, error, LettuceNodeClient::isOne);
           }
-          return CompletableFuture.<Long>failedFuture(error);
-        })
-        .thenCompose(stage -> stage);
-    return mapErrors(reply.thenApply(result -> result != null && result == 1L));
+        });
+    return vote;
+  }
+
+  private static boolean isOne(Long result) {
+    return result != null && result == 1L;
   }
 
   private RedisAsyncCommands<String, String> commands() {
@@ -222,24 +224,32 @@ final class LettuceNodeClient implements NodeClient {
     return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
   }
 
+  /** The node's answer as a vote: one future per request, completed on Lettuce's event loop. */
+  private static <T> CompletionStage<Boolean> vote(CompletionStage<T> reply, Predicate<T> yes) {
+    CompletableFuture<Boolean> vote = new CompletableFuture<>();
+    reply.whenComplete((result, error) -> settle(vote, result, error, yes));
+    return vote;
+  }
+
   /**
-   * Turns Lettuce's command timeout into a {@link TimeoutException}, as the SPI asks. The
-   * answer is delivered on Lettuce's event loop; the algorithm itself sends no request from
-   * there (see {@code LockEngine.dispatch}), and callers' futures complete elsewhere.
+   * Completes {@code vote} with the answer, turning Lettuce's command timeout into a
+   * {@link TimeoutException}, as the SPI asks. The answer is delivered on Lettuce's event loop;
+   * the algorithm itself sends no request from there (see {@code LockEngine.dispatch}), and
+   * callers' futures complete elsewhere.
    */
-  private static CompletionStage<Boolean> mapErrors(CompletionStage<Boolean> reply) {
-    return reply.handle((result, error) -> {
-      if (error == null) {
-        return result;
-      }
-      Throwable cause = unwrap(error);
-      if (cause instanceof RedisCommandTimeoutException) {
-        TimeoutException timeout = new TimeoutException(cause.getMessage());
-        timeout.initCause(cause);
-        throw new CompletionException(timeout);
-      }
-      throw new CompletionException(cause);
-    });
+  private static <T> void settle(CompletableFuture<Boolean> vote, T result, Throwable error,
+      Predicate<T> yes) {
+    if (error == null) {
+      vote.complete(yes.test(result));
+      return;
+    }
+    Throwable cause = unwrap(error);
+    if (cause instanceof RedisCommandTimeoutException) {
+      TimeoutException timeout = new TimeoutException(cause.getMessage());
+      timeout.initCause(cause);
+      cause = timeout;
+    }
+    vote.completeExceptionally(cause);
   }
 
   private static Throwable unwrap(Throwable error) {
