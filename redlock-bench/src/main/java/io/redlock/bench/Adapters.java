@@ -4,17 +4,27 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
+import io.redlock.lettuce.LettuceTransport;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
@@ -189,6 +199,106 @@ final class Adapters {
       public void close() {
         connection.close();
         client.shutdown(0, 2, TimeUnit.SECONDS);
+      }
+    };
+  }
+
+  /**
+   * The floor for a Redlock cycle with Lettuce over N nodes: {@code SET NX PX} to every node at
+   * once and wait for a majority of {@code OK}, then {@code EVALSHA} compare-and-delete to
+   * every node at once and wait for a majority of answers. Nothing else: no validity, node
+   * timeout, restart guard or lease bookkeeping. Same connections as {@code redlock} (one per
+   * node, asynchronous API, flushes consolidated). A failed attempt deletes what it set
+   * and polls with the shared retry delay.
+   */
+  static LockUnderTest lettuceFanout(String name, List<String> uris, Retry retry) {
+    ClientResources resources = DefaultClientResources.builder()
+        .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
+        .build();
+    List<RedisClient> clients = new ArrayList<>();
+    List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+    List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
+    String sha = null;
+    for (String uri : uris) {
+      RedisClient client = RedisClient.create(resources, uri);
+      clients.add(client);
+      StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+      connections.add(connection);
+      nodes.add(connection.async());
+      sha = connection.sync().scriptLoad(UNLOCK_SCRIPT);
+    }
+    String unlockSha = sha;
+    int quorum = uris.size() / 2 + 1;
+    SetArgs args = SetArgs.Builder.nx().px(TTL.toMillis());
+    AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    long maxWaitNanos = retry.maxWait().toNanos();
+    return new LockUnderTest() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public int nodes() {
+        return nodes.size();
+      }
+
+      @Override
+      public AutoCloseable lock(String resource) throws InterruptedException {
+        long start = System.nanoTime();
+        while (true) {
+          String token = Long.toHexString(sequence.incrementAndGet());
+          boolean granted = majority(node -> node.set(resource, token, args)
+              .thenApply("OK"::equals));
+          if (granted) {
+            return () -> release(resource, token);
+          }
+          release(resource, token);
+          if (System.nanoTime() - start > maxWaitNanos) {
+            return null;
+          }
+          LockSupport.parkNanos(retry.nextDelayNanos());
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+        }
+      }
+
+      private void release(String resource, String token) throws InterruptedException {
+        majority(node -> node.<Long>evalsha(unlockSha, ScriptOutputType.INTEGER,
+            new String[] {resource}, token).thenApply(deleted -> true));
+      }
+
+      /** Sends to every node at once; true once a quorum said yes, false once it cannot. */
+      private boolean majority(
+          Function<RedisAsyncCommands<String, String>, CompletionStage<Boolean>> request)
+          throws InterruptedException {
+        CompletableFuture<Boolean> decided = new CompletableFuture<>();
+        AtomicInteger yes = new AtomicInteger();
+        AtomicInteger no = new AtomicInteger();
+        for (RedisAsyncCommands<String, String> node : nodes) {
+          request.apply(node).whenComplete((ok, error) -> {
+            if (error == null && ok) {
+              if (yes.incrementAndGet() == quorum) {
+                decided.complete(true);
+              }
+            } else if (no.incrementAndGet() == nodes.size() - quorum + 1) {
+              decided.complete(false);
+            }
+          });
+        }
+        try {
+          return decided.get();
+        } catch (ExecutionException e) {
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+
+      @Override
+      public void close() {
+        connections.forEach(StatefulRedisConnection::close);
+        clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
       }
     };
   }

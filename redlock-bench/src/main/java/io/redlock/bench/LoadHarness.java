@@ -21,7 +21,8 @@ import java.util.function.Function;
 /**
  * The load harness: in one run, on the same local redis-server processes, measures this
  * project's Redlock against Redisson ({@code RedissonRedLock} over 5 nodes, {@code RLock} on
- * 1), a raw Lettuce {@code SET NX PX} + {@code EVALSHA} cycle on 1 node and, with
+ * 1), a raw Lettuce {@code SET NX PX} + {@code EVALSHA} cycle on 1 node, the same cycle fanned
+ * out to N nodes with a majority wait (the floor of a Redlock cycle) and, with
  * {@code --with-node}, node-redlock; then writes {@code docs/performance.md} and an SVG chart.
  *
  * <pre>
@@ -42,6 +43,7 @@ public final class LoadHarness {
   static final String REDISSON_REDLOCK = "redisson-redlock";
   static final String REDISSON_RLOCK = "redisson-rlock";
   static final String LETTUCE_RAW = "lettuce-raw";
+  static final String LETTUCE_FANOUT = "lettuce-fanout";
   static final String NODE_REDLOCK = "node-redlock";
 
   static final String LATENCY = "latency";
@@ -65,7 +67,7 @@ public final class LoadHarness {
     Set<String> scenarios = new LinkedHashSet<>(List.of(LATENCY, "throughput", CONTENDED,
         "sweep"));
     Set<String> impls = new LinkedHashSet<>(List.of(Results.OURS, REDISSON_REDLOCK,
-        REDISSON_RLOCK, LETTUCE_RAW, NODE_REDLOCK));
+        REDISSON_RLOCK, LETTUCE_RAW, LETTUCE_FANOUT, NODE_REDLOCK));
     Duration retryDelay = Duration.ofMillis(2);
     Duration retryJitter = Duration.ofMillis(1);
     Duration maxWait = Duration.ofSeconds(10);
@@ -154,7 +156,7 @@ public final class LoadHarness {
             --contended-threads 16
             --sweep 1,3,5,7,9     node counts of the latency sweep
             --scenarios latency,throughput,contended,sweep
-            --impls redlock,redisson-redlock,redisson-rlock,lettuce-raw,node-redlock
+            --impls redlock,redisson-redlock,redisson-rlock,lettuce-raw,lettuce-fanout,node-redlock
             --retry-delay 2ms --retry-jitter 1ms --max-wait 10s   polling retry policy
             --with-node           also measure node-redlock (needs node and npm; installs
                                   redlock-bench/node into redlock-bench/target/node-peer)
@@ -251,6 +253,9 @@ public final class LoadHarness {
       if (o.impls.contains(LETTUCE_RAW)) {
         impls.add(Adapters.lettuceRaw(LETTUCE_RAW, uris.get(0), retry(o)));
       }
+      if (o.impls.contains(LETTUCE_FANOUT)) {
+        impls.add(Adapters.lettuceFanout(LETTUCE_FANOUT, uris, retry(o)));
+      }
       if (o.impls.contains(NODE_REDLOCK) && o.scenarios.contains(LATENCY)) {
         node = NodePeer.prepare(o.nodeDir, o.nodeWork);
       }
@@ -303,6 +308,9 @@ public final class LoadHarness {
         }
         if (o.impls.contains(REDISSON_REDLOCK)) {
           impls.add(Adapters.redisson(REDISSON_REDLOCK, uris, true, retry(o)));
+        }
+        if (o.impls.contains(LETTUCE_FANOUT)) {
+          impls.add(Adapters.lettuceFanout(LETTUCE_FANOUT, uris, retry(o)));
         }
         for (int r = 0; r < o.rounds; r++) {
           System.out.printf("%n== sweep N=%d, round %d of %d ==%n", n, r + 1, o.rounds);

@@ -2,6 +2,7 @@ package io.redlock.bench;
 
 import static io.redlock.bench.LoadHarness.CONTENDED;
 import static io.redlock.bench.LoadHarness.LATENCY;
+import static io.redlock.bench.LoadHarness.LETTUCE_FANOUT;
 import static io.redlock.bench.LoadHarness.LETTUCE_RAW;
 import static io.redlock.bench.LoadHarness.NODE_REDLOCK;
 import static io.redlock.bench.LoadHarness.REDISSON_REDLOCK;
@@ -85,6 +86,59 @@ final class Report {
     return t;
   }
 
+  /** A ratio between two figures of the same run that shows what the machine allows. */
+  record Floor(String what, double[] perRound, String reading) {}
+
+  List<Floor> floors() {
+    String tp = "threads-" + (o.threads.isEmpty() ? 64 : o.threads.get(o.threads.size() - 1));
+    int lastN = o.sweep.isEmpty() ? 9 : o.sweep.get(o.sweep.size() - 1);
+    int firstN = o.sweep.isEmpty() ? 1 : o.sweep.get(0);
+    String last = LoadHarness.sweepScenario(lastN);
+    String first = LoadHarness.sweepScenario(firstN);
+    List<Floor> f = new ArrayList<>();
+    f.add(new Floor("uncontended p50, lettuce-raw (1 node) / redisson-redlock (5 nodes)",
+        results.ratios(LATENCY, LETTUCE_RAW, LATENCY, REDISSON_REDLOCK, P50),
+        "a 5-node cycle 0.1× Redisson's would have to beat this 1-node cycle by this much"));
+    f.add(new Floor("uncontended p50, redlock / lettuce-fanout (5 nodes)",
+        results.ratios(LATENCY, OURS, LATENCY, LETTUCE_FANOUT, P50),
+        "what the algorithm adds to two fanned-out round trips"));
+    f.add(new Floor("lettuce-fanout p50 at N = " + lastN + " / at N = " + firstN,
+        results.ratios(last, LETTUCE_FANOUT, first, LETTUCE_FANOUT, P50),
+        "what fanning out to more local servers costs on these cores, with no algorithm"));
+    f.add(new Floor("redlock p50 / lettuce-fanout p50 at N = " + lastN,
+        results.ratios(last, OURS, last, LETTUCE_FANOUT, P50),
+        "what the algorithm adds at N = " + lastN));
+    f.add(new Floor("throughput " + tp + ", lettuce-fanout (5 nodes) / lettuce-raw (1 node)",
+        results.ratios(tp, LETTUCE_FANOUT, tp, LETTUCE_RAW, OPS),
+        "what five local servers allow against one, with no algorithm"));
+    f.add(new Floor("throughput " + tp + ", redlock / lettuce-fanout (5 nodes)",
+        results.ratios(tp, OURS, tp, LETTUCE_FANOUT, OPS),
+        "the share of that floor redlock reaches"));
+    return f;
+  }
+
+  private void floorsTable(StringBuilder md) {
+    List<Floor> measured = new ArrayList<>();
+    for (Floor f : floors()) {
+      if (!Double.isNaN(Results.median(f.perRound()))) {
+        measured.add(f);
+      }
+    }
+    if (measured.isEmpty()) {
+      return;
+    }
+    md.append("## Floors\n\n");
+    md.append("Ratios between figures of the same run that show what these cores allow,"
+        + " whatever the client does (computed like the targets).\n\n");
+    md.append("| Ratio | Median | Per round | Reading |\n| --- | --- | --- | --- |\n");
+    for (Floor f : measured) {
+      md.append("| ").append(f.what()).append(" | ")
+          .append(fmtRatio(Results.median(f.perRound()))).append(" | ")
+          .append(perRound(f.perRound())).append(" | ").append(f.reading()).append(" |\n");
+    }
+    md.append('\n');
+  }
+
   String markdown() {
     StringBuilder md = new StringBuilder();
     md.append("# Performance\n\n");
@@ -156,6 +210,8 @@ final class Report {
         .append(" lost updates | | ").append(results.impls(CONTENDED).isEmpty()
             ? "not measured" : violations == 0 && lost == 0 ? "met" : "**not met**")
         .append(" |\n\n");
+
+    floorsTable(md);
 
     md.append("## Chart\n\n![p50 latency against N; throughput per implementation](")
         .append(o.out.toAbsolutePath().getParent().relativize(o.chart.toAbsolutePath()))
@@ -265,7 +321,10 @@ final class Report {
           watchdog runs. `redisson-rlock`: Redisson's plain `RLock` on node 1 only.
           `lettuce-raw`: `SET key token NX PX ttl` then `EVALSHA` of a compare-and-delete
           script on node 1, synchronous Lettuce API on one connection: the floor for one node,
-          with no quorum and no validity bookkeeping. `node-redlock`: the npm `redlock` 4.2.0
+          with no quorum and no validity bookkeeping. `lettuce-fanout`: the same two commands
+          sent to every node at once, each step waiting for a majority, over the connections
+          `redlock` uses (asynchronous API, flushes consolidated): the floor of a Redlock
+          cycle with Lettuce, without validity, timeouts or leases. `node-redlock`: the npm `redlock` 4.2.0
           package over ioredis, single-threaded event loop (only with `--with-node`).
         - **Latency** is one acquire+release cycle as the caller sees it, in microseconds, from
           HdrHistogram (3 significant digits): p50 is the median cycle, p99 and p99.9 the
