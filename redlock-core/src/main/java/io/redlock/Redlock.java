@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * lock when a majority ({@code N / 2 + 1}) granted it while validity is left
  * ({@code ttl − drift}, measured from before the first request on the monotonic clock). Any
  * minority of nodes may be down, slow or paused: each costs at most the node timeout. A failed
- * attempt is undone on every node and retried after a random delay, within the retry budget
+ * attempt is undone on every node that may hold its token (all but those that answered
+ * "taken") and retried after a random delay, within the retry budget
  * of the {@link RedlockConfig}. Keys are the resource names (plus an optional prefix), so
  * other Redlock clients locking the same names exclude and are excluded by this one.
  *
@@ -309,8 +310,8 @@ public final class Redlock implements AutoCloseable {
    * timeout.
    *
    * @return the lease, or empty if a majority did not grant it in time (held by another
-   *     client, or too few nodes answered); the attempt was undone on every node then, as
-   *     for {@link LockUnavailableException}
+   *     client, or too few nodes answered); the attempt was undone then on every node that
+   *     may hold its token, as for {@link LockUnavailableException}
    * @throws IllegalArgumentException if a resource name or the ttl is not accepted
    * @throws IllegalStateException if this instance is closed
    * @throws InterruptedException if interrupted while waiting; nothing is left locked

@@ -15,7 +15,8 @@ import org.HdrHistogram.Histogram;
  * <p>Each thread loops acquire, (critical section), release, and records the whole cycle's
  * latency in its own HdrHistogram when the cycle started after the warm-up and ended inside
  * the window. Threads work on distinct resources ({@code prefix:i}) or all on one
- * ({@code prefix}). In the critical section an occupancy counter detects a second holder,
+ * ({@code prefix}). CPU time of the client and of the servers is sampled at both ends of the
+ * window. In the critical section an occupancy counter detects a second holder,
  * and a plain (non-atomic) counter, incremented there, loses updates if two ever overlap.
  */
 final class Load {
@@ -29,7 +30,7 @@ final class Load {
   }
 
   static Figure run(LockUnderTest impl, String prefix, int threads, boolean oneResource,
-      Duration warmup, Duration window) throws InterruptedException {
+      Duration warmup, Duration window, CpuMeter cpu) throws InterruptedException {
     List<Histogram> histograms = new ArrayList<>();
     AtomicLong failures = new AtomicLong();
     AtomicLong violations = new AtomicLong();
@@ -116,6 +117,10 @@ final class Load {
     bounds[0] = start + warmup.toNanos();
     bounds[1] = bounds[0] + window.toNanos();
     go.countDown(); // publishes bounds to the workers
+    sleepUntil(bounds[0]);
+    double[] cpuFrom = cpu.sample();
+    sleepUntil(bounds[1]);
+    double[] cpuTo = cpu.sample();
     for (Thread worker : workers) {
       worker.join(window.toMillis() + warmup.toMillis() + 60_000);
       if (worker.isAlive()) {
@@ -131,7 +136,14 @@ final class Load {
     Histogram total = new Histogram(HIGHEST_NANOS, 3);
     histograms.forEach(total::add);
     long lost = oneResource ? acquired.get() - shared.counter : 0;
-    return Figure.of(total, window.toNanos() / 1e9, failures.get(), violations.get(), lost);
+    return Figure.of(total, window.toNanos() / 1e9, failures.get(), violations.get(), lost,
+        cpuFrom, cpuTo);
+  }
+
+  private static void sleepUntil(long nanoTime) throws InterruptedException {
+    for (long left = nanoTime - System.nanoTime(); left > 0; left = nanoTime - System.nanoTime()) {
+      TimeUnit.NANOSECONDS.sleep(left);
+    }
   }
 
   private static void sleepQuietly(long millis) {

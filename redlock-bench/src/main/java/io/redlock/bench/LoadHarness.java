@@ -238,6 +238,7 @@ public final class LoadHarness {
       return;
     }
     List<String> uris = servers.uris().subList(0, o.nodes);
+    CpuMeter cpu = cpuOf(servers, o.nodes);
     List<LockUnderTest> impls = new ArrayList<>();
     NodePeer node = null;
     try {
@@ -277,7 +278,7 @@ public final class LoadHarness {
           for (LockUnderTest impl : rotate(impls, r)) {
             String prefix = "bench:" + impl.name() + ":" + s.getKey();
             Figure f = Load.run(impl, prefix, s.getValue()[0], s.getValue()[1] == 1, o.warmup,
-                o.duration);
+                o.duration, cpu);
             results.put(s.getKey(), impl.name(), r, f);
             print(s.getKey(), impl.name(), impl.nodes(), s.getValue()[0], f);
           }
@@ -301,6 +302,7 @@ public final class LoadHarness {
       throws InterruptedException {
     for (int n : o.sweep) {
       List<String> uris = servers.uris().subList(0, n);
+      CpuMeter cpu = cpuOf(servers, n);
       List<LockUnderTest> impls = new ArrayList<>();
       try {
         if (o.impls.contains(Results.OURS)) {
@@ -316,7 +318,7 @@ public final class LoadHarness {
           System.out.printf("%n== sweep N=%d, round %d of %d ==%n", n, r + 1, o.rounds);
           for (LockUnderTest impl : rotate(impls, r)) {
             Figure f = Load.run(impl, "bench:" + impl.name() + ":n" + n, 1, false, o.warmup,
-                o.duration);
+                o.duration, cpu);
             results.put(sweepScenario(n), impl.name(), r, f);
             print(sweepScenario(n), impl.name(), n, 1, f);
           }
@@ -325,6 +327,15 @@ public final class LoadHarness {
         impls.forEach(LockUnderTest::close);
       }
     }
+  }
+
+  /** Meters this JVM and the first {@code n} servers. */
+  private static CpuMeter cpuOf(RedisServers servers, int n) {
+    List<Long> pids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      pids.add(servers.pid(i));
+    }
+    return new CpuMeter(pids);
   }
 
   static String sweepScenario(int n) {
@@ -342,9 +353,10 @@ public final class LoadHarness {
   private static void print(String scenario, String impl, int nodes, int threads, Figure f) {
     System.out.printf(Locale.ROOT,
         "%-12s %-17s N=%d T=%-3d ops/s=%10.0f p50=%8.1fµs p99=%8.1fµs p99.9=%8.1fµs"
-            + " failures=%d violations=%d lost=%d%n",
+            + " cpu/cycle=%.0f+%.0fµs failures=%d violations=%d lost=%d%n",
         scenario, impl, nodes, threads, f.opsPerSecond(), f.p50Micros(), f.p99Micros(),
-        f.p999Micros(), f.failures(), f.violations(), f.lostUpdates());
+        f.p999Micros(), f.clientCpuMicros(), f.serverCpuMicros(), f.failures(), f.violations(),
+        f.lostUpdates());
   }
 
   /** Where the figures were taken. */

@@ -73,7 +73,8 @@ final class NodePeer {
     try {
       return new Figure(number(json, "p50Micros"), number(json, "p99Micros"),
           number(json, "p999Micros"), number(json, "opsPerSecond"),
-          (long) number(json, "count"), (long) number(json, "failures"), 0, 0);
+          (long) number(json, "count"), (long) number(json, "failures"), 0, 0,
+          Double.NaN, Double.NaN); // its CPU is another process's: not measured
     } catch (IllegalArgumentException e) {
       System.err.println("node-redlock: unexpected output: " + json);
       return null;

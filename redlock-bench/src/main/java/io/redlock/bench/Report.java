@@ -99,6 +99,9 @@ final class Report {
     f.add(new Floor("uncontended p50, lettuce-raw (1 node) / redisson-redlock (5 nodes)",
         results.ratios(LATENCY, LETTUCE_RAW, LATENCY, REDISSON_REDLOCK, P50),
         "a 5-node cycle 0.1× Redisson's would have to beat this 1-node cycle by this much"));
+    f.add(new Floor("uncontended p50, lettuce-fanout / node-redlock (5 nodes)",
+        results.ratios(LATENCY, LETTUCE_FANOUT, LATENCY, NODE_REDLOCK, P50),
+        "the Lettuce floor of a 5-node cycle against node-redlock's whole cycle"));
     f.add(new Floor("uncontended p50, redlock / lettuce-fanout (5 nodes)",
         results.ratios(LATENCY, OURS, LATENCY, LETTUCE_FANOUT, P50),
         "what the algorithm adds to two fanned-out round trips"));
@@ -266,6 +269,7 @@ final class Report {
       }
       md.append('\n');
     }
+    cpuTable(md);
     List<Integer> swept = sweptNodes();
     if (!swept.isEmpty()) {
       md.append("## Latency against the number of nodes\n\n");
@@ -340,6 +344,37 @@ final class Report {
           figures rank implementations on this machine, they are not network latencies.
         """);
     return md.toString();
+  }
+
+  private void cpuTable(StringBuilder md) {
+    List<String> scenarios = results.scenarios().stream()
+        .filter(s -> s.equals(LATENCY) || s.startsWith("threads-") || s.equals(CONTENDED))
+        .toList();
+    if (scenarios.isEmpty()) {
+      return;
+    }
+    md.append("## CPU per cycle\n\n");
+    md.append("CPU time per completed cycle during the measured window (median of rounds), in"
+        + " µs: the client's JVM + the Redis servers it used. The JVM figure includes the"
+        + " harness and the JIT compiler; node-redlock runs in another process and is not"
+        + " metered. When the cores are saturated, cycles per second are about the cores'"
+        + " time divided by this sum: it is what bounds throughput on this machine.\n\n");
+    md.append("| Implementation | Nodes |");
+    scenarios.forEach(s -> md.append(' ').append(s).append(" |"));
+    md.append("\n| --- | --- |");
+    scenarios.forEach(s -> md.append(" --- |"));
+    md.append('\n');
+    for (String impl : results.impls(scenarios.get(0))) {
+      md.append("| ").append(impl).append(" | ").append(nodesOf(impl)).append(" |");
+      for (String s : scenarios) {
+        double client = results.median(s, impl, Figure::clientCpuMicros);
+        double server = results.median(s, impl, Figure::serverCpuMicros);
+        md.append(' ').append(Double.isNaN(client) ? "–"
+            : Chart.fmt(client) + " + " + Chart.fmt(server)).append(" |");
+      }
+      md.append('\n');
+    }
+    md.append('\n');
   }
 
   private void latencyTable(StringBuilder md, String scenario) {

@@ -16,10 +16,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each attempt draws a fresh token, reads the monotonic clock, sends the lock request to
  * every node at once and is decided as early as its outcome is known. A failed attempt is
- * undone on every node that may hold its token, including those that timed out (their {@code SET} may still land:
- * the release travels behind it on the same connection), before the next attempt is
- * scheduled after a random delay. Nodes that answered "taken" set nothing and are spared the
- * release: under contention that halves what a waiting caller sends.
+ * undone on every node that may hold its token, including those that timed out (their
+ * {@code SET} may still land: the release travels behind it on the same connection), before
+ * the next attempt is scheduled after a random delay. Nodes that answered "taken" set nothing
+ * and are spared the release: under contention that halves what a waiting caller sends.
  *
  * <p>Note on concurrency: attempts never overlap. An attempt's decision schedules the next one
  * on the timer; cancellation of {@link #start() the result} (or {@link #abort()} at close) is
