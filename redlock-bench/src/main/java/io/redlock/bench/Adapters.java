@@ -39,6 +39,27 @@ final class Adapters {
   /** Lease time to live everywhere: 10 s, far longer than any run holds a lock. */
   static final Duration TTL = Duration.ofSeconds(10);
 
+  /** What every adapter answers the same way: its name and its node count. */
+  private abstract static class Named implements LockUnderTest {
+    private final String implName;
+    private final int nodeCount;
+
+    Named(String implName, int nodeCount) {
+      this.implName = implName;
+      this.nodeCount = nodeCount;
+    }
+
+    @Override
+    public String name() {
+      return implName;
+    }
+
+    @Override
+    public int nodes() {
+      return nodeCount;
+    }
+  }
+
   /** Retry policy shared by every implementation that retries by polling. */
   record Retry(Duration delay, Duration jitter, Duration maxWait) {
     long nextDelayNanos() {
@@ -59,17 +80,7 @@ final class Adapters {
         .retryJitter(retry.jitter())
         .maxWait(retry.maxWait())
         .build());
-    return new LockUnderTest() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public int nodes() {
-        return uris.size();
-      }
-
+    return new Named(name, uris.size()) {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
         try {
@@ -111,17 +122,7 @@ final class Adapters {
     }
     long leaseMs = TTL.toMillis();
     long waitMs = retry.maxWait().toMillis();
-    return new LockUnderTest() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public int nodes() {
-        return clients.length;
-      }
-
+    return new Named(name, clients.length) {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
         RLock lock;
@@ -167,17 +168,7 @@ final class Adapters {
     SetArgs args = SetArgs.Builder.nx().px(TTL.toMillis());
     AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
     long maxWaitNanos = retry.maxWait().toNanos();
-    return new LockUnderTest() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public int nodes() {
-        return 1;
-      }
-
+    return new Named(name, 1) {
       @Override
       public AutoCloseable lock(String resource) {
         String token = Long.toHexString(sequence.incrementAndGet());
@@ -232,17 +223,7 @@ final class Adapters {
     SetArgs args = SetArgs.Builder.nx().px(TTL.toMillis());
     AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
     long maxWaitNanos = retry.maxWait().toNanos();
-    return new LockUnderTest() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public int nodes() {
-        return nodes.size();
-      }
-
+    return new Named(name, nodes.size()) {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
         long start = System.nanoTime();

@@ -2,6 +2,7 @@ package io.redlock.bench;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A hand-written SVG with two panels: p50 latency against the number of nodes (one line per
@@ -10,8 +11,18 @@ import java.util.Locale;
 final class Chart {
   private Chart() {}
 
-  private static final String[] COLOURS =
-      {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"};
+  /** One colour per implementation, the same in both panels; unknown names share grey. */
+  private static final Map<String, String> COLOURS = Map.of(
+      Results.OURS, "#1f77b4",
+      LoadHarness.REDISSON_REDLOCK, "#d62728",
+      LoadHarness.REDISSON_RLOCK, "#2ca02c",
+      LoadHarness.LETTUCE_RAW, "#ff7f0e",
+      LoadHarness.LETTUCE_FANOUT, "#9467bd",
+      LoadHarness.NODE_REDLOCK, "#8c564b");
+
+  private static String colour(String impl) {
+    return COLOURS.getOrDefault(impl, "#7f7f7f");
+  }
   private static final int PANEL_W = 460;
   private static final int H = 360;
   private static final int LEFT = 70;
@@ -54,8 +65,9 @@ final class Chart {
           "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>%n", x,
           TOP + PLOT_H + 14, nodes.get(i)));
     }
-    for (int k = 0; k < impls.size(); k++) {
-      String colour = COLOURS[k % COLOURS.length];
+    // Backwards, so that the first (redlock) is drawn last, on top of a floor it may touch.
+    for (int k = impls.size() - 1; k >= 0; k--) {
+      String colour = colour(impls.get(k));
       StringBuilder points = new StringBuilder();
       for (int i = 0; i < nodes.size(); i++) {
         double v = p50[k][i];
@@ -70,8 +82,9 @@ final class Chart {
                 + "</circle>%n", x, y, colour, escape(impls.get(k)), nodes.get(i), fmt(v)));
       }
       s.append(String.format(Locale.ROOT,
-          "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>%n",
-          points.toString().trim(), colour));
+          "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n",
+          points.toString().trim(), colour,
+          impls.get(k).equals(LoadHarness.LETTUCE_FANOUT) ? " stroke-dasharray=\"6 3\"" : ""));
       legend(s, 0, k, impls.get(k), colour);
     }
   }
@@ -97,12 +110,12 @@ final class Chart {
         s.append(String.format(Locale.ROOT,
             "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
                 + "<title>%s %s: %s/s</title></rect>%n", gx + k * barW, TOP + PLOT_H - h,
-            barW - 1, h, COLOURS[k % COLOURS.length], escape(impls.get(k)),
+            barW - 1, h, colour(impls.get(k)), escape(impls.get(k)),
             escape(groups.get(g)), fmt(v)));
       }
     }
     for (int k = 0; k < impls.size(); k++) {
-      legend(s, offset, k, impls.get(k), COLOURS[k % COLOURS.length]);
+      legend(s, offset, k, impls.get(k), colour(impls.get(k)));
     }
   }
 
