@@ -43,6 +43,7 @@ public final class LockEngine {
   private final Tokens tokens = new Tokens();
   private final int quorum;
   private final long nodeTimeoutNanos;
+  private final RoundTimeouts roundTimeouts;
   private final Executor callbacks;
   private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
   private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
@@ -66,6 +67,7 @@ public final class LockEngine {
     this.callbacks = callbacks;
     this.quorum = Quorum.of(this.nodes.size());
     this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
+    this.roundTimeouts = new RoundTimeouts(time, nodeTimeoutNanos);
     this.longestTtlMillis = new AtomicLong(config.ttl().toMillis());
     this.guard = new RestartGuard(this.nodes, time, config.restartGuard(), this::holdBackNanos,
         () -> Validity.driftNanos(longestTtlMillis.get(), config.driftFactor()),
@@ -173,7 +175,7 @@ public final class LockEngine {
    * holds back is not asked and votes {@code ERROR}, with the reason.
    */
   Round countedRound(Function<NodeClient, CompletionStage<Boolean>> request) {
-    return Round.start(nodes, quorum, nodeTimeoutNanos, time, (index, node) -> {
+    return Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
       if (guard.counts(index)) {
         return request.apply(node);
       }
@@ -237,7 +239,7 @@ public final class LockEngine {
       String token, IntPredicate mayHold, CompletableFuture<Void> majority) {
     CompletableFuture<Round.Result> settled = new CompletableFuture<>();
     AtomicInteger answered = new AtomicInteger();
-    dispatch(() -> Round.start(nodes, quorum, nodeTimeoutNanos, time, (index, node) -> {
+    dispatch(() -> Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
       CompletionStage<Boolean> reply = mayHold.test(index)
           ? node.unlock(keys, token) : NOTHING_TO_DELETE;
       if (majority != null) {

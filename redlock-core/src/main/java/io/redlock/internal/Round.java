@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * the outcome is certain (see {@link Quorum}) and every request was handed to its node's
  * connection; requests still in flight keep going and are
  * recorded by {@link #settled()}, which completes once every node answered or the node timeout
- * passed. One timer per round enforces the node timeout for every node: they all started at
- * the same instant.
+ * passed. One deadline per round enforces the node timeout for every node: they all started at
+ * the same instant. {@link RoundTimeouts} keeps the deadlines of all rounds of one engine.
  *
  * <p>Note on concurrency: answers arrive on transport threads and the timeout on the timer
  * thread, in any order. Every vote is recorded under this round's monitor, the first vote per
@@ -87,6 +87,8 @@ public final class Round {
   private final int quorum;
   private final long timeoutNanos;
   private final TimeSource time;
+  /** Set once by {@link RoundTimeouts#add}, under its monitor, and read only there. */
+  long deadlineNanos;
   private final Vote[] votes;
   private final String[] details;
   private final CompletableFuture<Result> decision = new CompletableFuture<>();
@@ -95,8 +97,7 @@ public final class Round {
   private int failed;
   private boolean decided;
   private boolean sending = true;
-  private boolean finished;
-  private TimeSource.Cancellable timeout;
+  private volatile boolean finished;
 
   private Round(List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time) {
     this.nodes = nodes;
@@ -113,15 +114,12 @@ public final class Round {
    * Sends {@code request} to every node and returns the round that collects the votes.
    *
    * @param quorum grants needed for {@link Result#reached()}
-   * @param timeoutNanos how long each node has to answer
+   * @param timeouts the node timeout, and the deadlines of the rounds in flight
    */
   public static Round start(
-      List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time, Request request) {
-    Round round = new Round(nodes, quorum, timeoutNanos, time);
-    TimeSource.Cancellable timer = time.schedule(round::expire, timeoutNanos);
-    synchronized (round) {
-      round.timeout = timer;
-    }
+      List<NodeClient> nodes, int quorum, RoundTimeouts timeouts, Request request) {
+    Round round = new Round(nodes, quorum, timeouts.timeoutNanos(), timeouts.time());
+    timeouts.add(round);
     for (int i = 0; i < nodes.size(); i++) {
       int index = i;
       CompletionStage<Boolean> reply;
@@ -216,7 +214,13 @@ public final class Round {
     record(index, vote, detail);
   }
 
-  private void expire() {
+  /** Whether every node answered or timed out. */
+  boolean isSettled() {
+    return finished;
+  }
+
+  /** The node timeout passed: every node that has not answered timed out. */
+  void expire() {
     Result decided;
     Result done;
     synchronized (this) {
@@ -271,9 +275,6 @@ public final class Round {
       return null;
     }
     finished = true;
-    if (timeout != null) {
-      timeout.cancel();
-    }
     return snapshotLocked(granted >= quorum);
   }
 

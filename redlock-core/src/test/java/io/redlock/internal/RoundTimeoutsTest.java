@@ -1,0 +1,56 @@
+package io.redlock.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.redlock.NodeOutcome.Vote;
+import io.redlock.sim.FakeTime;
+import io.redlock.sim.SimulatedNode;
+import io.redlock.spi.NodeClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class RoundTimeoutsTest {
+  private static final long TIMEOUT = Duration.ofMillis(50).toNanos();
+  private static final CompletableFuture<Boolean> GRANTED = CompletableFuture.completedFuture(true);
+
+  private final FakeTime time = new FakeTime();
+  private final List<NodeClient> nodes = List.of(new SimulatedNode("a", time),
+      new SimulatedNode("b", time), new SimulatedNode("c", time));
+  private final RoundTimeouts timeouts = new RoundTimeouts(time, TIMEOUT);
+
+  @Test
+  void roundsShareOnePendingTimerTask() {
+    for (int i = 0; i < 1_000; i++) {
+      assertThat(Round.start(nodes, 2, timeouts, (index, node) -> GRANTED).settled()).isDone();
+    }
+    assertThat(time.pendingTasks()).isEqualTo(1);
+    // settled rounds leave the queue as new ones start, even before the timer task runs
+    assertThat(timeouts.queued()).isEqualTo(1);
+    time.advance(Duration.ofNanos(TIMEOUT));
+    assertThat(time.pendingTasks()).isZero();
+    assertThat(timeouts.queued()).isZero();
+  }
+
+  @Test
+  void eachRoundTimesOutAtItsOwnDeadlineNotBefore() {
+    CompletableFuture<Boolean> never = new CompletableFuture<>();
+    Round first = Round.start(nodes, 2, timeouts, (index, node) -> index == 0 ? GRANTED : never);
+    time.advance(Duration.ofMillis(20));
+    Round settledBetween = Round.start(nodes, 2, timeouts, (index, node) -> GRANTED);
+    Round second = Round.start(nodes, 2, timeouts, (index, node) -> never);
+
+    time.advance(Duration.ofMillis(30).minusNanos(1));
+    assertThat(first.settled()).isNotDone();
+    time.advance(Duration.ofNanos(1)); // 50 ms after the first round started
+    assertThat(first.settled().join().count(Vote.TIMEOUT)).isEqualTo(2);
+    assertThat(settledBetween.settled().join().count(Vote.TIMEOUT)).isZero();
+
+    time.advance(Duration.ofMillis(20).minusNanos(1));
+    assertThat(second.settled()).isNotDone();
+    time.advance(Duration.ofNanos(1)); // 50 ms after the second round started
+    assertThat(second.settled().join().count(Vote.TIMEOUT)).isEqualTo(3);
+    assertThat(time.pendingTasks()).isZero();
+  }
+}
