@@ -20,7 +20,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * A whole {@code acquire} + {@code release} through the public API over 5 in-memory nodes
  * that answer at once: the algorithm's CPU and allocation per cycle with no network and no
- * Redis (token, 2 rounds of 5 votes, validity, lease, tracking, the node-timeout timer of
+ * Redis (token, 2 rounds of 5 votes, validity, lease, tracking, the node-timeout deadlines of
  * each round). With {@code -prof gc}, {@code gc.alloc.rate.norm} is the bytes allocated per
  * acquire+release.
  *
