@@ -24,8 +24,8 @@ public final class SystemTimeSource implements TimeSource, AutoCloseable {
       thread.setDaemon(true);
       return thread;
     });
-    // Most node timeouts are cancelled because the node answered; drop them from the queue
-    // at once instead of letting them pile up until their time.
+    // Lease watchdogs and retries are cancelled before their time (a release, a cancelled
+    // acquisition); drop them from the queue at once instead of letting them pile up.
     timer.setRemoveOnCancelPolicy(true);
     timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
   }
