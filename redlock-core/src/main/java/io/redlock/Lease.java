@@ -79,7 +79,11 @@ public interface Lease extends AutoCloseable {
    */
   boolean extend(Duration ttl) throws InterruptedException;
 
-  /** Like {@link #extend(Duration)}, without blocking; failures complete the future. */
+  /**
+   * Like {@link #extend(Duration)}, without blocking; failures complete the future. The
+   * future is the caller's alone: cancelling or completing it does not stop the extension,
+   * which is applied as if nobody had, and later extensions still wait for it.
+   */
   CompletableFuture<Boolean> extendAsync(Duration ttl);
 
   /**
@@ -113,8 +117,11 @@ public interface Lease extends AutoCloseable {
    */
   void release();
 
-  /** Like {@link #release()}, without blocking; the future completes when every node answered
-   * or timed out, and never exceptionally. */
+  /**
+   * Like {@link #release()}, without blocking; the future completes when every node answered
+   * or timed out, and never exceptionally. Each call returns a future of its own: cancelling
+   * one stops neither the release nor the futures of other calls.
+   */
   CompletableFuture<Void> releaseAsync();
 
   /** Same as {@link #release()}. */

@@ -10,10 +10,14 @@ import java.util.List;
  * (mostly {@link NodeOutcome.Vote#TAKEN}) can be told apart from "too many nodes are down"
  * (mostly {@link NodeOutcome.Vote#TIMEOUT} or {@link NodeOutcome.Vote#ERROR}).
  *
- * <p>Every failed attempt was undone on all nodes, and this is thrown only after the undoing
- * of the last one settled: every node that answered has deleted what the attempts set. A node
- * that did not answer in time may still hold such a key until its ttl runs out; it holds a
- * random token nobody else knows, so it only delays other clients, never misleads them.
+ * <p>What is left behind: every failed attempt was undone, and this is thrown once the undo of
+ * the last one has been sent to every node that may hold its token. On each node the undo runs
+ * after the attempt's own request and before any later request of this {@link Redlock}, so
+ * this client never meets its own leftovers. A node that does not run the undo (it is down,
+ * or the connection broke) keeps such a key until its ttl runs out; the key holds a random
+ * token nobody else knows, so it may delay other clients on that node, never mislead them.
+ *
+ * <p>Serializable with its outcomes, for example across a remote call.
  */
 public final class LockUnavailableException extends RedlockException {
   private static final long serialVersionUID = 1L;
@@ -21,7 +25,7 @@ public final class LockUnavailableException extends RedlockException {
   private final List<String> resources;
   private final int attempts;
   private final Duration elapsed;
-  private final transient List<NodeOutcome> lastOutcomes;
+  private final List<NodeOutcome> lastOutcomes;
 
   public LockUnavailableException(
       List<String> resources, int attempts, Duration elapsed, String reason,

@@ -1,10 +1,11 @@
 package io.redlock;
 
+import java.io.Serializable;
 import java.util.Objects;
 
 /**
  * What one node answered in one round of requests (an acquisition attempt, an extension or a
- * release).
+ * release). Immutable and serializable.
  *
  * @param index the node's position in {@link RedlockConfig#nodes()}
  * @param node the node's address, without credentials
@@ -12,7 +13,8 @@ import java.util.Objects;
  * @param detail a short explanation for {@code TIMEOUT} and {@code ERROR} (the error text), or
  *     an empty string
  */
-public record NodeOutcome(int index, String node, Vote vote, String detail) {
+public record NodeOutcome(int index, String node, Vote vote, String detail)
+    implements Serializable {
 
   /** How one node's answer counted toward the quorum. */
   public enum Vote {

@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -148,7 +149,7 @@ public final class Redlock implements AutoCloseable {
       throw e;
     }
     ExecutorService callbacks = callbackExecutor();
-    LockEngine engine = new LockEngine(config, clients, time, new Random(), callbacks);
+    LockEngine engine = new LockEngine(config, clients, time, new Random(), orInline(callbacks));
     try {
       awaitFirstProbes(config, engine.startGuard());
     } catch (RuntimeException e) {
@@ -192,6 +193,21 @@ public final class Redlock implements AutoCloseable {
       thread.setDaemon(true);
       return thread;
     });
+  }
+
+  /**
+   * Runs tasks on {@code pool}, or on the calling thread once the pool is shut down: a future
+   * that settles after {@link #close()} (a release the caller started just before) must still
+   * complete for whoever waits on it, not be dropped with the pool.
+   */
+  private static Executor orInline(ExecutorService pool) {
+    return task -> {
+      try {
+        pool.execute(task);
+      } catch (RejectedExecutionException e) {
+        task.run();
+      }
+    };
   }
 
   /**
@@ -307,11 +323,11 @@ public final class Redlock implements AutoCloseable {
 
   /**
    * Makes exactly one attempt, without retrying, and blocks for at most about one node
-   * timeout.
+   * timeout: until the attempt is decided and, if it failed, its undo is on its way.
    *
    * @return the lease, or empty if a majority did not grant it in time (held by another
-   *     client, or too few nodes answered); the attempt was undone then on every node that
-   *     may hold its token, as for {@link LockUnavailableException}
+   *     client, or too few nodes answered); the undo of the attempt has then been sent to
+   *     every node that may hold its token, as for {@link LockUnavailableException}
    * @throws IllegalArgumentException if a resource name or the ttl is not accepted
    * @throws IllegalStateException if this instance is closed
    * @throws InterruptedException if interrupted while waiting; nothing is left locked
@@ -333,9 +349,10 @@ public final class Redlock implements AutoCloseable {
   /**
    * Like {@link #acquire(Collection, Duration)}, without blocking any thread: the future
    * completes with the lease, or exceptionally with {@link LockUnavailableException}.
-   * Cancelling the future stops the retries and releases a lease granted meanwhile. It
-   * completes on a library callback thread, never on the timer or a transport thread, so
-   * dependent actions may block.
+   * Completing the future in any other way (cancelling it, {@code orTimeout}, completing it
+   * by hand) stops the retries, and a lease granted meanwhile is released: nothing is left
+   * locked for a caller who stopped waiting. It completes on a library callback thread, never
+   * on the timer or a transport thread, so dependent actions may block.
    *
    * @throws IllegalArgumentException if a resource name or the ttl is not accepted
    * @throws IllegalStateException if this instance is closed
@@ -421,21 +438,39 @@ public final class Redlock implements AutoCloseable {
   }
 
   /**
-   * Releases every lease still held (waiting at most about one node timeout), then closes the
-   * connections. Acquisitions after this throw {@link IllegalStateException}. Idempotent.
+   * Stops acquisitions in flight, releases every lease still held, and closes the connections
+   * once that is done: an attempt still in flight is first decided and undone, so no key of
+   * this instance is left behind on a node that is reachable, slow or paused (a paused node
+   * runs the undo when it resumes, behind the attempt's own request). Waits at most about two
+   * node timeouts. A pending {@link #acquireAsync} future completes exceptionally with
+   * {@link IllegalStateException}; acquisitions after this throw it. Idempotent.
    */
   @Override
   public void close() {
+    CompletableFuture<Void> drained = engine.close();
     try {
-      // Releases of live leases and cleanups still in flight: each round ends by itself after
-      // one node timeout; the bound only guards against a timer that cannot run.
-      engine.close().get(engine.config().nodeTimeout().toNanos() * 4 + 100_000_000L,
+      // Attempts in flight, their undos and the releases: each round ends by itself after one
+      // node timeout, at most two in a row; the bound only guards against a timer that
+      // cannot run.
+      drained.get(engine.config().nodeTimeout().toNanos() * 4 + 100_000_000L,
           TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
       log.debug("close: releases not all confirmed", e);
     }
+    closeOwned();
+  }
+
+  /**
+   * {@link #close()} without blocking: the future completes once the connections are closed.
+   * For tests on a fake clock, which must move the clock while close waits.
+   */
+  CompletableFuture<Void> closeAsync() {
+    return engine.close().thenRun(this::closeOwned);
+  }
+
+  private void closeOwned() {
     clients.forEach(NodeClient::close);
     ownedTransports.forEach(NodeTransport::close);
     if (ownedTime != null) {

@@ -21,10 +21,19 @@ import org.slf4j.LoggerFactory;
  * the next attempt is scheduled after a random delay. Nodes that answered "taken" set nothing
  * and are spared the release: under contention that halves what a waiting caller sends.
  *
+ * <p>The caller learns of a failure as soon as the undo has been handed to every node's
+ * connection, not when it is answered: on each node it runs behind the attempt's own request
+ * and ahead of any later request of this instance, so the caller never meets its own leftover,
+ * and a failed {@code tryAcquire} costs one node timeout, not two.
+ *
  * <p>Note on concurrency: attempts never overlap. An attempt's decision schedules the next one
  * on the timer; cancellation of {@link #start() the result} (or {@link #abort()} at close) is
  * checked when a decision arrives and when the timer fires, and a lease granted after that is
- * released at once.
+ * released at once. {@link #finished()} outlives the result: it completes only once no attempt
+ * is in flight and every undo or release this acquisition started has settled, so that
+ * {@code close()} can keep the connections open until then. {@code busy} counts that work
+ * under this object's monitor, where the result's state is read too: whichever of "result
+ * done" and "last work settled" comes second completes {@code finished}.
  */
 final class Acquisition {
   private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
@@ -35,6 +44,8 @@ final class Acquisition {
   private final long ttlMillis;
   private final boolean retry;
   private final CompletableFuture<Lease> result = new CompletableFuture<>();
+  private final CompletableFuture<Void> finished = new CompletableFuture<>();
+  private int busy; // attempts undecided plus undos and releases unsettled; guarded by this
   private long startNanos;
   private int attempts;
   private volatile TimeSource.Cancellable nextAttempt;
@@ -54,10 +65,47 @@ final class Acquisition {
       if (pending != null && error != null) {
         pending.cancel(); // cancelled or aborted between attempts
       }
+      boolean idle;
+      synchronized (this) {
+        idle = busy == 0;
+      }
+      if (idle) {
+        finished.complete(null);
+      }
     });
     startNanos = engine.time().nanoTime();
     attempt();
     return result;
+  }
+
+  /**
+   * Completes once the result is complete, no attempt is in flight and every undo or release
+   * this acquisition started has settled; never exceptionally.
+   */
+  CompletableFuture<Void> finished() {
+    return finished;
+  }
+
+  /** Counts one more piece of work that {@link #finished()} waits for. */
+  private synchronized void begin() {
+    busy++;
+  }
+
+  /** Ends what {@link #begin()} counted. */
+  private void end() {
+    boolean idle;
+    synchronized (this) {
+      idle = --busy == 0 && result.isDone();
+    }
+    if (idle) {
+      finished.complete(null);
+    }
+  }
+
+  /** Counts {@code work} until it completes, however it completes. */
+  private void awaitInBackground(CompletableFuture<?> work) {
+    begin();
+    work.whenComplete((ignored, error) -> end());
   }
 
   /** Stops this acquisition because the engine closed; an attempt in flight cleans up. */
@@ -70,18 +118,29 @@ final class Acquisition {
   }
 
   private void attempt() {
-    if (result.isDone()) {
-      return;
+    synchronized (this) {
+      // Checked with the counter under one monitor: see the note on concurrency.
+      if (result.isDone()) {
+        return;
+      }
+      busy++;
     }
     if (engine.isClosed()) {
       abort();
+      end();
       return;
     }
     attempts++;
     String token = engine.newToken();
     long t0 = engine.time().nanoTime();
     Round round = engine.countedRound(node -> node.lock(keys, token, ttlMillis));
-    round.decision().thenAccept(decision -> decided(token, t0, round, decision));
+    round.decision().thenAccept(decision -> {
+      try {
+        decided(token, t0, round, decision);
+      } finally {
+        end();
+      }
+    });
   }
 
   private void decided(String token, long t0, Round round, Round.Result decision) {
@@ -93,7 +152,7 @@ final class Acquisition {
         // Granted while the Redlock closed. close() sets its flag before it releases the
         // tracked leases, and this checks the flag after tracking: one of the two sees the
         // other, so the lease is released either there or here (releasing is idempotent).
-        lease.releaseInternal();
+        awaitInBackground(lease.releaseInternal());
         result.completeExceptionally(new IllegalStateException("this Redlock is closed"));
         return;
       }
@@ -102,11 +161,13 @@ final class Acquisition {
             Durations.formatNanos(validUntil - decision.atNanos()), decision.outcomes());
       }
       if (!result.complete(lease)) {
-        lease.releaseInternal(); // cancelled while the attempt was in flight
+        // Cancelled, timed out by the caller or aborted while the attempt was in flight.
+        awaitInBackground(lease.releaseInternal());
       }
       return;
     }
-    CompletableFuture<Void> cleanup = engine.undo(resources, keys, token, round);
+    CompletableFuture<Void> sent = new CompletableFuture<>();
+    awaitInBackground(engine.undo(resources, keys, token, round, sent));
     String reason = decision.reached()
         ? "a majority granted, but only after the validity (ttl minus drift) had run out"
         : "a majority (" + engine.quorum() + " of " + engine.nodes().size() + ") was not reached";
@@ -148,8 +209,7 @@ final class Acquisition {
     }
     LockUnavailableException unavailable = new LockUnavailableException(resources, attempts,
         Duration.ofNanos(now - startNanos), reason, decision.outcomes());
-    // Report the failure once the cleanup round has settled: every node that answers has
-    // then deleted what this attempt set, so the caller does not find its own leftovers.
-    cleanup.whenComplete((ignored, error) -> result.completeExceptionally(unavailable));
+    // Report the failure once the undo is on its way to every node (see the class comment).
+    sent.whenComplete((ignored, error) -> result.completeExceptionally(unavailable));
   }
 }

@@ -25,9 +25,12 @@ import org.slf4j.LoggerFactory;
  * came before the old deadline by the clock read under the monitor, so nobody can have seen
  * the lease invalid in between. Network requests are sent, and listeners run, outside the
  * monitor; listeners run on the engine's callback executor, never on the timer thread.
- * Extensions are chained so that at most one is in flight: a failed extension shortens the
- * deadline to what the nodes it may have reached guarantee, and two at once could not
- * compute that.
+ * Extensions are chained so that at most one is being decided: a failed extension shortens
+ * the deadline to what the nodes it may have reached guarantee, and two at once could not
+ * compute that. The next one starts when the previous one is decided, not when every node
+ * answered it; that is safe because each node runs a lease's requests in the order they were
+ * sent, each written once (see {@link io.redlock.spi.NodeClient}). The chain is internal:
+ * the caller's futures are copies, so cancelling one cannot break it.
  */
 final class HeldLease implements Lease {
   private static final Logger log = LoggerFactory.getLogger(HeldLease.class);

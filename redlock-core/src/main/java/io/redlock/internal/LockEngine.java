@@ -79,18 +79,29 @@ public final class LockEngine {
   }
 
   /**
-   * A copy of {@code source} that completes on the callback executor; cancelling the copy
-   * cancels the source.
+   * A copy of {@code source} that completes on the callback executor, for work that the
+   * caller's future must not stop: cancelling or completing the copy leaves {@code source}
+   * alone (a release or an extension, once sent, runs its course).
    */
   public <T> CompletableFuture<T> handOff(CompletableFuture<T> source) {
-    return handOff(source, value -> { });
+    CompletableFuture<T> copy = new CompletableFuture<>();
+    source.whenCompleteAsync((value, error) -> {
+      if (error != null) {
+        copy.completeExceptionally(unwrap(error));
+      } else {
+        copy.complete(value);
+      }
+    }, callbacks);
+    return copy;
   }
 
   /**
-   * Like {@link #handOff(CompletableFuture)}; a value that arrives after the copy was
-   * cancelled goes to {@code orphan}, whose owner is gone.
+   * A copy of an acquisition's {@code source} that completes on the callback executor. The
+   * copy belongs to the caller: whoever completes it first, for whatever reason (cancel,
+   * {@code orTimeout}, {@code complete}), stops the acquisition, and a lease that arrives
+   * after that goes to {@code orphan}, whose owner is gone.
    */
-  private <T> CompletableFuture<T> handOff(CompletableFuture<T> source,
+  private <T> CompletableFuture<T> handOffOwned(CompletableFuture<T> source,
       java.util.function.Consumer<? super T> orphan) {
     CompletableFuture<T> copy = new CompletableFuture<>();
     source.whenCompleteAsync((value, error) -> {
@@ -100,11 +111,9 @@ public final class LockEngine {
         orphan.accept(value);
       }
     }, callbacks);
-    copy.whenComplete((value, error) -> {
-      if (copy.isCancelled()) {
-        source.cancel(false);
-      }
-    });
+    // When the copy completed first, the source is still running: stop it. When the source
+    // completed first, cancelling it does nothing.
+    copy.whenComplete((value, error) -> source.cancel(false));
     return copy;
   }
 
@@ -154,7 +163,9 @@ public final class LockEngine {
     Acquisition acquisition = new Acquisition(this, names, keysFor(names), ttlMillis, retry);
     acquiring.add(acquisition);
     CompletableFuture<Lease> result = acquisition.start();
-    result.whenComplete((lease, error) -> acquiring.remove(acquisition));
+    // Tracked until its last undo or release settled, not only until it has a result: close()
+    // must not close the connections before then (see close()).
+    acquisition.finished().whenComplete((ignored, error) -> acquiring.remove(acquisition));
     if (closed) {
       acquisition.abort(); // close() may have missed it: see close()
     }
@@ -163,11 +174,12 @@ public final class LockEngine {
 
   /**
    * Like {@link #acquire}, for callers that do not block: the future completes on the
-   * callback executor, and a lease that arrives after the caller cancelled is released.
+   * callback executor. Completing it in any other way (cancelling it, a timeout the caller
+   * set, completing it by hand) stops the acquisition, and a lease that arrives after that is
+   * released.
    */
   public CompletableFuture<Lease> acquireAsync(Collection<String> resources, Duration ttl) {
-    // a lease that arrives after the caller cancelled is released at once
-    return handOff(acquire(resources, ttl, true), Lease::releaseAsync);
+    return handOffOwned(acquire(resources, ttl, true), Lease::releaseAsync);
   }
 
   /**
@@ -206,7 +218,7 @@ public final class LockEngine {
    * {@code token}.
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys, String token) {
-    return release(resources, keys, token, EVERY_NODE, null);
+    return release(resources, keys, token, EVERY_NODE, null, null);
   }
 
   /**
@@ -216,7 +228,7 @@ public final class LockEngine {
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys,
       String token, CompletableFuture<Void> majority) {
-    return release(resources, keys, token, EVERY_NODE, majority);
+    return release(resources, keys, token, EVERY_NODE, majority, null);
   }
 
   /**
@@ -224,11 +236,13 @@ public final class LockEngine {
    * those that answered {@link Vote#TAKEN}, which set nothing (see {@link NodeClient#lock}).
    * The votes are read as the release is sent, so answers that arrived since the decision
    * spare their nodes too; a node that has not answered yet gets the release, behind its lock
-   * request on the same connection.
+   * request on the same connection. {@code sent} completes once every node's request has been
+   * handed to its connection; the returned future, once every node answered or timed out.
    */
   CompletableFuture<Void> undo(List<String> resources, List<String> keys, String token,
-      Round attempt) {
-    return release(resources, keys, token, index -> attempt.vote(index) != Vote.TAKEN, null);
+      Round attempt, CompletableFuture<Void> sent) {
+    return release(resources, keys, token, index -> attempt.vote(index) != Vote.TAKEN, null,
+        sent);
   }
 
   private static final IntPredicate EVERY_NODE = index -> true;
@@ -236,10 +250,12 @@ public final class LockEngine {
       CompletableFuture.completedFuture(Boolean.TRUE);
 
   private CompletableFuture<Void> release(List<String> resources, List<String> keys,
-      String token, IntPredicate mayHold, CompletableFuture<Void> majority) {
+      String token, IntPredicate mayHold, CompletableFuture<Void> majority,
+      CompletableFuture<Void> sent) {
     CompletableFuture<Round.Result> settled = new CompletableFuture<>();
     AtomicInteger answered = new AtomicInteger();
-    dispatch(() -> Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
+    dispatch(() -> {
+      Round round = Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
       CompletionStage<Boolean> reply = mayHold.test(index)
           ? node.unlock(keys, token) : NOTHING_TO_DELETE;
       if (majority != null) {
@@ -249,14 +265,19 @@ public final class LockEngine {
           }
         });
       }
-      return reply;
-    }).settled().whenComplete((result, e) -> {
-      if (e == null) {
-        settled.complete(result);
-      } else {
-        settled.completeExceptionally(e);
+        return reply;
+      });
+      if (sent != null) {
+        sent.complete(null);
       }
-    }));
+      round.settled().whenComplete((result, e) -> {
+        if (e == null) {
+          settled.complete(result);
+        } else {
+          settled.completeExceptionally(e);
+        }
+      });
+    });
     CompletableFuture<Void> done = settled
         .thenAccept(result -> {
           int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
@@ -340,8 +361,11 @@ public final class LockEngine {
   }
 
   /**
-   * Stops new acquisitions and releases every live lease, waiting for at most about one node
-   * timeout. Does not close the node clients.
+   * Stops new acquisitions and releases every live lease. The future completes once every
+   * acquisition is decided and has undone or released what it set, and every release has
+   * settled: then, and only then, may the node clients be closed without leaving a key of
+   * this instance behind on a node that is reachable, slow or paused. That takes about two
+   * node timeouts at most (an attempt's decision, then its undo). Does not close the clients.
    */
   public CompletableFuture<Void> close() {
     // The flag first, then the sets: an acquisition or a lease added concurrently either is
@@ -354,7 +378,34 @@ public final class LockEngine {
     for (HeldLease lease : live) {
       lease.releaseInternal();
     }
-    return CompletableFuture.allOf(releasing.toArray(CompletableFuture[]::new));
+    return drained();
+  }
+
+  /**
+   * Completes when no acquisition and no release is in flight. Work that starts while it waits
+   * (an undo after a decision, a lease granted meanwhile and released) is waited for too: the
+   * sets are read again each time what was read before has completed.
+   */
+  private CompletableFuture<Void> drained() {
+    // Done futures may linger in the sets for a moment (their removal is a dependent action
+    // like this one, run in any order): they are finished work, not pending.
+    List<CompletableFuture<?>> pending = new ArrayList<>();
+    for (CompletableFuture<Void> release : releasing) {
+      if (!release.isDone()) {
+        pending.add(release);
+      }
+    }
+    for (Acquisition acquisition : acquiring) {
+      if (!acquisition.finished().isDone()) {
+        pending.add(acquisition.finished());
+      }
+    }
+    if (pending.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+        .handle((ignored, error) -> null)
+        .thenCompose(ignored -> drained());
   }
 
   /**

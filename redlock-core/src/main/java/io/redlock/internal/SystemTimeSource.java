@@ -48,8 +48,18 @@ public final class SystemTimeSource implements TimeSource, AutoCloseable {
       }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // Closed: the Redlock that owns this timer closed its node clients first, so every
-      // request still being made (a late release) fails at once and needs no timeout.
-      log.debug("timer closed, task dropped");
+      // request still being made (a late release) fails at once and needs no timeout. A task
+      // due now is a hand-off (see LockEngine.dispatch) whose caller waits for it: it runs
+      // here rather than never. A later task (a retry, a watchdog) is dropped.
+      if (delayNanos <= 0) {
+        try {
+          task.run();
+        } catch (RuntimeException | Error failure) {
+          log.error("timer task failed", failure);
+        }
+      } else {
+        log.debug("timer closed, task dropped");
+      }
       return () -> { };
     }
     return () -> future.cancel(false);

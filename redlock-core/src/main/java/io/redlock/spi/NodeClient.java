@@ -14,8 +14,13 @@ import java.util.concurrent.CompletionStage;
  * that the vote counts as a timeout rather than an error. The algorithm also enforces the node
  * timeout on its own.
  *
- * <p>Requests sent on one client are executed by the node in the order they were sent: a
- * release sent after an acquisition that timed out is executed after it.
+ * <p>Requests sent on one client are executed by the node in the order they were sent, and
+ * each is written once: a transport must not re-send a request later on its own (a fallback
+ * after an error reply, a replay after a reconnect). The algorithm relies on both. A release
+ * sent after an acquisition that timed out is executed after it, also on a node that was
+ * paused and resumes after the client closed. An extension is sent once the previous one is
+ * decided, maybe before a slow node answered it; that node still runs the previous one first,
+ * so it ends with the newer expiry, which is the one the client counts on.
  *
  * <p>Implementations are thread-safe.
  */

@@ -44,6 +44,7 @@ public final class SimulatedNode implements NodeClient {
   private long latencyNanos;
   private boolean crashed;
   private boolean paused;
+  private boolean closed;
   private final AtomicInteger locks = new AtomicInteger();
   private final AtomicInteger extends_ = new AtomicInteger();
   private final AtomicInteger unlocks = new AtomicInteger();
@@ -132,8 +133,14 @@ public final class SimulatedNode implements NodeClient {
     });
   }
 
+  /**
+   * Closes the client side, as a closed connection: requests from now on fail at once; those
+   * already sent still run, on a paused node when it resumes, as bytes already written do.
+   */
   @Override
-  public void close() {}
+  public synchronized void close() {
+    closed = true;
+  }
 
   // ---- faults ----
 
@@ -288,6 +295,9 @@ public final class SimulatedNode implements NodeClient {
     };
     long delay;
     synchronized (this) {
+      if (closed) {
+        return CompletableFuture.failedFuture(new ConnectException(name + ": client closed"));
+      }
       if (crashed) {
         return CompletableFuture.failedFuture(new ConnectException(name + ": connection refused"));
       }
