@@ -4,7 +4,6 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -34,8 +33,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The first connection is retried in the background with a growing delay until it
  * succeeds (Lettuce reconnects by itself only once a connection existed); meanwhile requests
- * fail at once. Scripts go by {@code EVALSHA}, falling back to {@code EVAL} on
- * {@code NOSCRIPT} (a node restarted or flushed its script cache).
+ * fail at once.
+ *
+ * <p>Every request is written once, on this one connection, and never re-sent from the event
+ * loop after a reply; scripts therefore go by plain {@code EVAL}, never by {@code EVALSHA}
+ * with a fallback. Two things follow. The node runs the requests of one lease (lock,
+ * extensions, release) in the order they were sent: the next extension starts when the
+ * previous one is decided, and on a node that has not answered the previous one yet, the
+ * previous one still runs first, so the node ends with the newer expiry (a fallback re-sent
+ * later could land after the newer one and shorten it). And a release or an undo written
+ * before the connection closes takes effect on its own: a node that was paused runs it when
+ * it resumes, behind the request it undoes (a {@code NOSCRIPT} answer would need a second
+ * request on a connection that is gone by then).
  *
  * <p>Note on concurrency: {@code connection} is written once, by the connect callback, and
  * read without locking; requests issued before it is set fail as "not connected".
@@ -167,11 +176,7 @@ final class LettuceNodeClient implements NodeClient {
       return vote(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)),
           "OK"::equals);
     }
-    // EVAL, not EVALSHA: a NOSCRIPT fallback would send the script again later, possibly
-    // after this attempt's own cleanup, and set keys that nobody would then delete.
-    String[] keyArray = keys.toArray(String[]::new);
-    return vote(commands.<Long>eval(Script.LOCK.source(), ScriptOutputType.INTEGER,
-        keyArray, token, Long.toString(ttlMillis)), LettuceNodeClient::isOne);
+    return eval(commands, Script.LOCK, keys, token, Long.toString(ttlMillis));
   }
 
   @Override
@@ -180,7 +185,7 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    return script(commands, Script.EXTEND, keys, token, Long.toString(ttlMillis));
+    return eval(commands, Script.EXTEND, keys, token, Long.toString(ttlMillis));
   }
 
   @Override
@@ -189,26 +194,14 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    return script(commands, Script.UNLOCK, keys, token);
+    return eval(commands, Script.UNLOCK, keys, token);
   }
 
-  private CompletionStage<Boolean> script(RedisAsyncCommands<String, String> commands,
+  /** Runs {@code script} by {@code EVAL}: see the class comment on why never by its SHA. */
+  private static CompletionStage<Boolean> eval(RedisAsyncCommands<String, String> commands,
       Script script, List<String> keys, String... args) {
-    String[] keyArray = keys.toArray(String[]::new);
-    CompletableFuture<Boolean> vote = new CompletableFuture<>();
-    commands.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keyArray, args)
-        .whenComplete((result, error) -> {
-          if (error != null && unwrap(error) instanceof RedisNoScriptException) {
-            log.debug("node={} does not know script={}, sending it with EVAL", name,
-                script.name());
-            commands.<Long>eval(script.source(), ScriptOutputType.INTEGER, keyArray, args)
-                .whenComplete((retried, retryError) ->
-                    settle(vote, retried, retryError, LettuceNodeClient::isOne));
-          } else {
-            settle(vote, result, error, LettuceNodeClient::isOne);
-          }
-        });
-    return vote;
+    return vote(commands.<Long>eval(script.source(), ScriptOutputType.INTEGER,
+        keys.toArray(String[]::new), args), LettuceNodeClient::isOne);
   }
 
   private static boolean isOne(Long result) {

@@ -17,6 +17,7 @@ import io.redlock.internal.NodeUris;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeTransport;
 import java.net.URI;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -103,7 +104,7 @@ public final class LettuceTransport implements NodeTransport {
 
   @Override
   public boolean supports(URI uri) {
-    return uri.getScheme() != null && SCHEMES.contains(uri.getScheme().toLowerCase());
+    return uri.getScheme() != null && SCHEMES.contains(uri.getScheme().toLowerCase(Locale.ROOT));
   }
 
   @Override

@@ -1,19 +1,14 @@
 package io.redlock.lettuce;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
-
 /**
- * A Lua script and its SHA-1, computed here so that it can be called with {@code EVALSHA}
- * without a {@code SCRIPT LOAD} round trip; a node that does not know it yet answers
- * {@code NOSCRIPT}, and the client falls back to {@code EVAL}, which also caches it there.
+ * A Lua script the client sends by {@code EVAL} (see {@link LettuceNodeClient} on why never
+ * by {@code EVALSHA}). Redis caches what {@code EVAL} runs by its digest, so the text costs
+ * bytes on the wire, not a compilation per call.
  *
  * <p>Each script acts on all of its keys atomically: Redis runs a script without
  * interleaving other commands.
  */
-record Script(String name, String source, String sha1) {
+record Script(String name, String source) {
 
   /**
    * Sets every key to ARGV[1] with a ttl of ARGV[2] ms, only if none exists. Used for
@@ -59,12 +54,6 @@ record Script(String name, String source, String sha1) {
       """);
 
   static Script of(String name, String source) {
-    try {
-      byte[] digest = MessageDigest.getInstance("SHA-1")
-          .digest(source.getBytes(StandardCharsets.UTF_8));
-      return new Script(name, source, HexFormat.of().formatHex(digest));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-1 is required of every Java platform", e);
-    }
+    return new Script(name, source);
   }
 }

@@ -1,0 +1,27 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+
+/** Which URIs the transport takes, whatever the default locale. */
+class LettuceTransportTest {
+
+  @Test
+  void schemesAreMatchedWithoutCaseUnderATurkishLocale() {
+    Locale before = Locale.getDefault();
+    // In Turkish, "I".toLowerCase() is a dotless ı: REDISS would become "redıss".
+    Locale.setDefault(Locale.forLanguageTag("tr-TR"));
+    LettuceTransport transport = new LettuceTransport();
+    try {
+      assertThat(transport.supports(URI.create("REDISS://host:6380"))).isTrue();
+      assertThat(transport.supports(URI.create("Redis://host:6379"))).isTrue();
+      assertThat(transport.supports(URI.create("memcached://host:11211"))).isFalse();
+    } finally {
+      Locale.setDefault(before);
+      transport.close();
+    }
+  }
+}

@@ -1,0 +1,127 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.redlock.Lease;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.spi.NodeClient;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What a closing instance leaves on real nodes: nothing of its own, even on nodes that are
+ * paused while it closes; and what the transport writes, once per request.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class NothingLeftBehindIT {
+  private RedisServers servers;
+
+  @BeforeEach
+  void start() {
+    servers = RedisServers.start(5);
+  }
+
+  @AfterEach
+  void stop() {
+    if (servers != null) {
+      for (int i = 0; i < servers.size(); i++) {
+        if (servers.isPaused(i)) {
+          servers.resume(i);
+        }
+      }
+      servers.close();
+    }
+  }
+
+  private RedlockConfig.Builder config() {
+    // The servers were started a moment ago: the restart guard would hold them back for a
+    // ttl. RestartGuardIT tests the guard; here it would only slow the tests down.
+    return RedlockConfig.builder().nodes(servers.uris()).restartGuard(false);
+  }
+
+  @Test
+  void closeLeavesNoKeyOfAttemptsInFlightOnPausedNodes() throws Exception {
+    Redlock redlock = Redlock.create(config().nodeTimeout(Duration.ofMillis(500)).build());
+    for (int i = 2; i < 5; i++) {
+      servers.pause(i);
+    }
+    List<CompletableFuture<Lease>> leases = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      leases.add(redlock.acquireAsync("close:" + i, Duration.ofSeconds(60)));
+    }
+
+    redlock.close(); // the attempts are in flight: their SETs wait on the paused nodes
+
+    for (CompletableFuture<Lease> lease : leases) {
+      assertThat(lease).isCompletedExceptionally();
+    }
+    for (int i = 2; i < 5; i++) {
+      servers.resume(i); // each runs the SETs it holds, then the undos written behind them
+    }
+    // With the undo lost, the keys would stand for their whole ttl of 60 s.
+    for (int i = 0; i < 5; i++) {
+      awaitEmpty(i, Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  void aLeaseUsedAfterCloseAnswersInsteadOfHanging() throws Exception {
+    Redlock redlock = Redlock.create(config().build());
+    Lease lease = redlock.acquire("after-close", Duration.ofSeconds(10));
+    redlock.close();
+
+    // The library's callback threads are gone; these futures must still complete.
+    assertThat(lease.releaseAsync().get(10, TimeUnit.SECONDS)).isNull();
+    CompletableFuture<Boolean> extension = lease.extendAsync(Duration.ofSeconds(10));
+    try {
+      extension.get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException expected) {
+      assertThat(expected.getCause()).isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("released");
+    }
+    assertThat(extension).isCompletedExceptionally();
+    for (int i = 0; i < 5; i++) {
+      assertThat(servers.command(i, "EXISTS", "after-close")).isEqualTo(0L);
+    }
+  }
+
+  @Test
+  void anExtensionIsWrittenOnceEvenWhereTheScriptCacheIsEmpty() throws Exception {
+    LettuceTransport transport = new LettuceTransport();
+    RedlockConfig config = config().nodeTimeout(Duration.ofSeconds(2)).build();
+    try (NodeClient node = transport.open(servers.uri(0), config)) {
+      node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(node.lock(List.of("k"), "t", 10_000).toCompletableFuture().get()).isTrue();
+      servers.command(0, "SCRIPT", "FLUSH");
+      servers.command(0, "CONFIG", "RESETSTAT");
+
+      assertThat(node.extend(List.of("k"), "t", 20_000).toCompletableFuture().get()).isTrue();
+
+      // One EVAL, no EVALSHA answered NOSCRIPT and re-sent later, where it could land after
+      // a newer extension and shorten the key's expiry.
+      String stats = (String) servers.command(0, "INFO", "commandstats");
+      assertThat(stats).contains("cmdstat_eval:calls=1").doesNotContain("cmdstat_evalsha");
+      assertThat((Long) servers.command(0, "PTTL", "k")).isGreaterThan(10_000L);
+    } finally {
+      transport.close();
+    }
+  }
+
+  private void awaitEmpty(int node, Duration within) throws InterruptedException {
+    long deadline = System.nanoTime() + within.toNanos();
+    while ((Long) servers.command(node, "DBSIZE") > 0 && System.nanoTime() - deadline < 0) {
+      Thread.sleep(10);
+    }
+    assertThat(servers.command(node, "DBSIZE")).as("keys left on node %d", node).isEqualTo(0L);
+  }
+}
