@@ -3,6 +3,7 @@ package io.redlock.bench;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -130,7 +131,7 @@ final class Load {
     }
     synchronized (errors) {
       for (Throwable e : errors) {
-        System.err.printf("  %s: error in a cycle (counted as failure): %s%n", impl.name(), e);
+        System.err.printf(Locale.ROOT, "  %s: error in a cycle (counted as failure): %s%n", impl.name(), e);
       }
     }
     Histogram total = new Histogram(HIGHEST_NANOS, 3);

@@ -205,7 +205,7 @@ public final class LoadHarness {
     try (RedisServers servers = RedisServers.start(fleet)) {
       machine.redisVersion = Machine.field(String.valueOf(servers.command(0, "INFO", "server")),
           "redis_version");
-      System.out.printf("%d redis-server(s) %s on %s%n", fleet, machine.redisVersion,
+      System.out.printf(Locale.ROOT, "%d redis-server(s) %s on %s%n", fleet, machine.redisVersion,
           servers.uris());
       runFiveNode(o, servers, results);
       if (o.scenarios.contains("sweep")) {
@@ -273,7 +273,7 @@ public final class LoadHarness {
         scenarios.put(CONTENDED, new int[] {o.contendedThreads, 1});
       }
       for (int r = 0; r < o.rounds; r++) {
-        System.out.printf("%n== round %d of %d, %d nodes ==%n", r + 1, o.rounds, o.nodes);
+        System.out.printf(Locale.ROOT, "%n== round %d of %d, %d nodes ==%n", r + 1, o.rounds, o.nodes);
         for (Map.Entry<String, int[]> s : scenarios.entrySet()) {
           for (LockUnderTest impl : rotate(impls, r)) {
             String prefix = "bench:" + impl.name() + ":" + s.getKey();
@@ -315,7 +315,7 @@ public final class LoadHarness {
           impls.add(Adapters.lettuceFanout(LETTUCE_FANOUT, uris, retry(o)));
         }
         for (int r = 0; r < o.rounds; r++) {
-          System.out.printf("%n== sweep N=%d, round %d of %d ==%n", n, r + 1, o.rounds);
+          System.out.printf(Locale.ROOT, "%n== sweep N=%d, round %d of %d ==%n", n, r + 1, o.rounds);
           for (LockUnderTest impl : rotate(impls, r)) {
             Figure f = Load.run(impl, "bench:" + impl.name() + ":n" + n, 1, false, o.warmup,
                 o.duration, cpu);

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -119,7 +120,7 @@ final class TortureCommand implements Callable<Integer> {
     TortureResult result;
     try {
       result = TortureRun.run(options, progress -> {
-        String line = String.format("%6.1fs  attempts %d  acquisitions %d  faults %d",
+        String line = String.format(Locale.ROOT, "%6.1fs  attempts %d  acquisitions %d  faults %d",
             progress.elapsed().toMillis() / 1000.0, progress.attempts(),
             progress.acquisitions(), progress.faults());
         stdout.print(terminal ? "\r" + line : line + System.lineSeparator());

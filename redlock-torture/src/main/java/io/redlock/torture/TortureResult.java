@@ -5,6 +5,7 @@ import io.redlock.testkit.Violation;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -38,14 +39,14 @@ public record TortureResult(TortureOptions options, Duration elapsed, long attem
   /** The summary a person reads at the end of a run. */
   public String summary() {
     StringBuilder text = new StringBuilder();
-    text.append(String.format("%-34s %d%n", "attempts", attempts));
-    text.append(String.format("%-34s %d%n", "acquisitions", acquisitions));
-    text.append(String.format("%-34s %d%n", "leases lost before their write", lostBeforeWrite));
+    text.append(String.format(Locale.ROOT, "%-34s %d%n", "attempts", attempts));
+    text.append(String.format(Locale.ROOT, "%-34s %d%n", "acquisitions", acquisitions));
+    text.append(String.format(Locale.ROOT, "%-34s %d%n", "leases lost before their write", lostBeforeWrite));
     failures.forEach((cause, count) ->
-        text.append(String.format("%-34s %d%n", "failed: " + cause, count)));
+        text.append(String.format(Locale.ROOT, "%-34s %d%n", "failed: " + cause, count)));
     faultCounts().forEach((fault, count) ->
-        text.append(String.format("%-34s %d%n", "fault: " + fault, count)));
-    text.append(String.format("%-34s %d%n", "violations", violations.size()));
+        text.append(String.format(Locale.ROOT, "%-34s %d%n", "fault: " + fault, count)));
+    text.append(String.format(Locale.ROOT, "%-34s %d%n", "violations", violations.size()));
     for (Violation violation : violations.subList(0, Math.min(10, violations.size()))) {
       text.append("  ").append(violation).append(System.lineSeparator());
     }
