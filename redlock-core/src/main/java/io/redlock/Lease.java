@@ -118,6 +118,22 @@ public interface Lease extends AutoCloseable {
   void release();
 
   /**
+   * Gives the lease up now, but instead of deleting its keys leaves them to expire
+   * {@code delay} from now, so that nobody can acquire these resources before then: a
+   * minimum hold, as ShedLock's {@code lockAtLeastFor} asks. The keys that still hold this
+   * lease's token get the new time to live on every node at once (compare-and-{@code
+   * PEXPIRE}, which never touches another holder's key); waits as {@link #release()} does.
+   * The lease is released for its holder at once: not valid, not extended any more. A node
+   * that does not answer keeps its key until its old ttl runs out. Does nothing to a lease
+   * already released; on a lost lease it asks the nodes all the same.
+   *
+   * @param delay how long the keys stand from now: 1 ms to 365 days, used in whole
+   *     milliseconds
+   * @throws IllegalArgumentException if {@code delay} is not accepted
+   */
+  void releaseAfter(Duration delay);
+
+  /**
    * Like {@link #release()}, without blocking; the future completes when every node answered
    * or timed out, and never exceptionally. Each call returns a future of its own: cancelling
    * one stops neither the release nor the futures of other calls.

@@ -323,7 +323,24 @@ final class HeldLease implements Lease {
   public void release() {
     // Returns once a majority has freed the keys: no other client can be kept from the
     // resources by this lease any more. The other nodes' answers are awaited in the background.
-    CompletableFuture<Void> done = releaseInternal(true);
+    awaitMajority(releaseInternal(true, 0));
+  }
+
+  @Override
+  public void releaseAfter(Duration delay) {
+    if (delay == null) {
+      throw new NullPointerException("delay");
+    }
+    long millis = delay.toMillis();
+    if (millis < 1 || delay.compareTo(io.redlock.RedlockConfig.MAX_DURATION) > 0) {
+      throw new IllegalArgumentException("delay " + Durations.format(delay)
+          + " is not accepted: it must be 1 ms to " + io.redlock.RedlockConfig.MAX_DURATION.toDays()
+          + " days (use release() to free the resources at once)");
+    }
+    awaitMajority(releaseInternal(true, millis));
+  }
+
+  private void awaitMajority(CompletableFuture<Void> done) {
     try {
       // The round ends by itself after one node timeout; the bound only guards against a
       // timer that cannot run (the release goes on in the background either way).
@@ -342,14 +359,15 @@ final class HeldLease implements Lease {
 
   /** Like {@link #releaseAsync}, completing on whatever thread settles the round. */
   CompletableFuture<Void> releaseInternal() {
-    return releaseInternal(false);
+    return releaseInternal(false, 0);
   }
 
   /**
    * Starts the release (once); the future completes when every node answered or timed out, or
-   * with {@code majorityEnough}, as soon as a majority answered.
+   * with {@code majorityEnough}, as soon as a majority answered. With {@code keepMillis} > 0
+   * the keys are left to expire in that time instead of being deleted.
    */
-  private CompletableFuture<Void> releaseInternal(boolean majorityEnough) {
+  private CompletableFuture<Void> releaseInternal(boolean majorityEnough, long keepMillis) {
     isValid(); // a lease past its deadline is lost, and its listeners told, before it goes
     synchronized (this) {
       if (released != null) {
@@ -367,7 +385,9 @@ final class HeldLease implements Lease {
     }
     engine.forget(this);
     CompletableFuture<Void> done = released;
-    engine.releaseEverywhere(resources, keys, token, releasedByMajority)
+    (keepMillis > 0
+        ? engine.expireEverywhere(resources, keys, token, keepMillis, releasedByMajority)
+        : engine.releaseEverywhere(resources, keys, token, releasedByMajority))
         .whenComplete((ok, error) -> done.complete(null));
     return majorityEnough ? releasedByMajority : done;
   }

@@ -218,7 +218,8 @@ public final class LockEngine {
    * {@code token}.
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys, String token) {
-    return release(resources, keys, token, EVERY_NODE, null, null);
+    return release(resources, keys, token, EVERY_NODE, null, null,
+        node -> node.unlock(keys, token));
   }
 
   /**
@@ -228,7 +229,8 @@ public final class LockEngine {
    */
   CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys,
       String token, CompletableFuture<Void> majority) {
-    return release(resources, keys, token, EVERY_NODE, majority, null);
+    return release(resources, keys, token, EVERY_NODE, majority, null,
+        node -> node.unlock(keys, token));
   }
 
   /**
@@ -242,7 +244,19 @@ public final class LockEngine {
   CompletableFuture<Void> undo(List<String> resources, List<String> keys, String token,
       Round attempt, CompletableFuture<Void> sent) {
     return release(resources, keys, token, index -> attempt.vote(index) != Vote.TAKEN, null,
-        sent);
+        sent, node -> node.unlock(keys, token));
+  }
+
+  /**
+   * Instead of deleting them, makes every key that still holds {@code token} expire in
+   * {@code ttlMillis}, on every node at once (the compare-and-{@code PEXPIRE} of an
+   * extension); completes {@code majority} as {@link #releaseEverywhere(List, List, String,
+   * CompletableFuture)} does. Never touches another holder's key and never creates one.
+   */
+  CompletableFuture<Void> expireEverywhere(List<String> resources, List<String> keys,
+      String token, long ttlMillis, CompletableFuture<Void> majority) {
+    return release(resources, keys, token, EVERY_NODE, majority, null,
+        node -> node.extend(keys, token, ttlMillis));
   }
 
   private static final IntPredicate EVERY_NODE = index -> true;
@@ -251,13 +265,13 @@ public final class LockEngine {
 
   private CompletableFuture<Void> release(List<String> resources, List<String> keys,
       String token, IntPredicate mayHold, CompletableFuture<Void> majority,
-      CompletableFuture<Void> sent) {
+      CompletableFuture<Void> sent, Function<NodeClient, CompletionStage<Boolean>> request) {
     CompletableFuture<Round.Result> settled = new CompletableFuture<>();
     AtomicInteger answered = new AtomicInteger();
     dispatch(() -> {
       Round round = Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
       CompletionStage<Boolean> reply = mayHold.test(index)
-          ? node.unlock(keys, token) : NOTHING_TO_DELETE;
+          ? request.apply(node) : NOTHING_TO_DELETE;
       if (majority != null) {
         reply.whenComplete((ok, error) -> {
           if (error == null && answered.incrementAndGet() == quorum) {
