@@ -1,0 +1,332 @@
+package io.redlock.shedlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.LockingTaskExecutor;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The cases of ShedLock's provider test support (not published to Maven Central), re-created
+ * against five real nodes, plus ShedLock's own executor over this provider. Runs on ShedLock 6
+ * and, in a second failsafe execution, on ShedLock 7.
+ *
+ * <p>Scaled where ShedLock's cases use a {@code lockAtMostFor} of 1 or 50 ms: a Redlock ttl
+ * must be longer than the node timeout (50 ms here), so those cases use a few hundred ms.
+ * The default {@code lockAtMostFor} here is 30 s rather than ShedLock's 5 min, to stay a
+ * ttl that an instance with a short maximum ttl accepts. Where ShedLock's cases sleep, these
+ * wait with a deadline for the state they expect.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RedlockLockProviderIT {
+  private static final Duration AT_MOST = Duration.ofSeconds(30);
+  private static RedisServers servers;
+  private static Redlock redlock;
+  private static RedlockLockProvider provider;
+
+  @BeforeAll
+  static void start() {
+    servers = RedisServers.start(5);
+    // The servers were started a moment ago: the restart guard would hold them back for a
+    // ttl. RestartGuardIT tests the guard; here it would only slow the tests down.
+    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).restartGuard(false)
+        .build());
+    provider = new RedlockLockProvider(redlock);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redlock != null) {
+      redlock.close();
+    }
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  private static String name() {
+    return "shedlock:" + UUID.randomUUID();
+  }
+
+  private static LockConfiguration config(String name, Duration atMost, Duration atLeast) {
+    return new LockConfiguration(ClockProvider.now(), name, atMost, atLeast);
+  }
+
+  private static LockConfiguration config(String name) {
+    return config(name, AT_MOST, Duration.ZERO);
+  }
+
+  private static SimpleLock lock(LockConfiguration config) {
+    Optional<SimpleLock> lock = provider.lock(config);
+    assertThat(lock).as("lock %s", config.getName()).isPresent();
+    return lock.get();
+  }
+
+  /** Nodes whose key for {@code name} exists. */
+  private static int holding(String name) {
+    int count = 0;
+    for (int i = 0; i < servers.size(); i++) {
+      if ((Long) servers.command(i, "EXISTS", name) == 1L) {
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private static void assertLocked(String name) {
+    assertThat(holding(name)).as("nodes holding %s", name).isEqualTo(servers.size());
+  }
+
+  private static void assertUnlocked(String name) {
+    assertThat(holding(name)).as("nodes holding %s", name).isZero();
+  }
+
+  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
+      Thread.sleep(10);
+    }
+  }
+
+  // ---- the provider cases ----
+
+  @Test
+  void lockThenUnlock() {
+    String name = name();
+    SimpleLock lock = lock(config(name));
+    assertLocked(name);
+    lock.unlock();
+    assertUnlocked(name);
+  }
+
+  @Test
+  void aSecondLockOnTheSameNameIsRefused() {
+    String name = name();
+    SimpleLock lock = lock(config(name));
+    assertThat(provider.lock(config(name))).isEmpty();
+    lock.unlock();
+  }
+
+  @Test
+  void differentNamesAreIndependent() {
+    SimpleLock first = lock(config(name()));
+    SimpleLock second = lock(config(name()));
+    first.unlock();
+    second.unlock();
+  }
+
+  @Test
+  void aNameCanBeLockedAgainRightAfterUnlock() {
+    String name = name();
+    for (int i = 0; i < 10; i++) {
+      SimpleLock lock = lock(config(name));
+      assertThat(provider.lock(config(name))).isEmpty();
+      lock.unlock();
+    }
+  }
+
+  @Test
+  void aLockExpiresAfterLockAtMostFor() throws InterruptedException {
+    String name = name();
+    lock(config(name, Duration.ofMillis(400), Duration.ZERO)); // never unlocked
+    assertLocked(name);
+    assertThat(provider.lock(config(name))).isEmpty();
+
+    await(name + " to expire", () -> holding(name) == 0);
+    lock(config(name)).unlock();
+  }
+
+  @Test
+  void lockAtLeastForHoldsTheLockAfterUnlock() throws InterruptedException {
+    String name = name();
+    Duration atLeast = Duration.ofSeconds(2);
+    SimpleLock lock = lock(config(name, atLeast.multipliedBy(2), atLeast));
+
+    lock.unlock();
+
+    assertThat(provider.lock(config(name))).as("within lockAtLeastFor").isEmpty();
+    for (int i = 0; i < servers.size(); i++) {
+      long pttl = (Long) servers.command(i, "PTTL", name);
+      assertThat(pttl).as("PTTL on node %d", i).isPositive()
+          .isLessThanOrEqualTo(atLeast.toMillis());
+    }
+    await("lockAtLeastFor to pass", () -> holding(name) == 0);
+    lock(config(name)).unlock();
+  }
+
+  // ---- the extension cases ----
+
+  @Test
+  void anExtendedLockOutlivesItsFirstLockAtMostFor() throws InterruptedException {
+    String name = name();
+    Duration first = Duration.ofMillis(600);
+    SimpleLock lock = lock(config(name, first, Duration.ZERO));
+
+    Optional<SimpleLock> extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO);
+
+    assertThat(extended).isPresent();
+    for (int i = 0; i < servers.size(); i++) {
+      assertThat((Long) servers.command(i, "PTTL", name)).isGreaterThan(first.toMillis());
+    }
+    Instant pastFirst = ClockProvider.now().plus(first);
+    await("the first lockAtMostFor to pass", () -> ClockProvider.now().isAfter(pastFirst));
+    assertLocked(name);
+    extended.get().unlock();
+    assertUnlocked(name);
+  }
+
+  @Test
+  void anUnlockedLockCannotBeExtended() {
+    String name = name();
+    SimpleLock lock = lock(config(name));
+    lock.unlock();
+    assertThatThrownBy(() -> lock.extend(Duration.ofSeconds(10), Duration.ZERO))
+        .isInstanceOf(IllegalStateException.class);
+    assertUnlocked(name);
+  }
+
+  @Test
+  void anExpiredLockExtendsToNothing() throws InterruptedException {
+    String name = name();
+    SimpleLock lock = lock(config(name, Duration.ofMillis(200), Duration.ZERO));
+    await(name + " to expire", () -> holding(name) == 0);
+
+    assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
+    assertUnlocked(name);
+  }
+
+  @Test
+  void anExtensionKeepsItsLockAtLeastFor() {
+    String name = name();
+    SimpleLock lock = lock(config(name));
+    SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ofSeconds(9)).orElseThrow();
+    extended.unlock();
+    assertLocked(name);
+    assertThat(provider.lock(config(name))).isEmpty();
+  }
+
+  @Test
+  void aLockCannotBeExtendedTwice() {
+    SimpleLock lock = lock(config(name()));
+    SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+    assertThatThrownBy(() -> lock.extend(Duration.ofSeconds(10), Duration.ZERO))
+        .isInstanceOf(IllegalStateException.class);
+    extended.unlock();
+  }
+
+  @Test
+  void aLockCannotBeUnlockedAfterItWasExtended() {
+    SimpleLock lock = lock(config(name()));
+    SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+    assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
+    extended.unlock();
+  }
+
+  @Test
+  void aLockAtMostForTheConfigRefusesIsNamed() {
+    assertThatThrownBy(() -> provider.lock(config(name(), Duration.ofMillis(20), Duration.ZERO)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl")
+        .hasMessageContaining("nodeTimeout");
+  }
+
+  // ---- ShedLock's fuzz test, and its executor ----
+
+  /** A job whose counter is read, held a moment and written back: a lost update shows. */
+  private static final class Job {
+    final String name = name();
+    volatile int counter;
+
+    LockConfiguration config() {
+      return RedlockLockProviderIT.config(name, AT_MOST, Duration.ofMillis(5));
+    }
+  }
+
+  @Test
+  void eightThreadsOnTwoJobsLoseNoUpdate() throws Exception {
+    int threads = 8;
+    int iterations = 100;
+    int shortRun = 10; // one thread stops early, as in ShedLock's fuzz test
+    Job even = new Job();
+    Job odd = new Job();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> runs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Job job = t % 2 == 0 ? even : odd;
+        int runsLeft = t == 0 ? shortRun : iterations;
+        runs.add(pool.submit(() -> {
+          for (int done = 0; done < runsLeft; ) {
+            Optional<SimpleLock> lock = provider.lock(job.config());
+            if (lock.isPresent()) {
+              int seen = job.counter;
+              Thread.sleep(1); // widen the window in which a second holder would overlap
+              job.counter = seen + 1;
+              lock.get().unlock();
+              done++;
+            }
+          }
+          return null;
+        }));
+      }
+      for (Future<?> run : runs) {
+        run.get(150, TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(even.counter).isEqualTo((threads / 2 - 1) * iterations + shortRun);
+    assertThat(odd.counter).isEqualTo(threads / 2 * iterations);
+  }
+
+  @Test
+  void shedLocksExecutorRunsATaskOnceAndSkipsItWhileHeldElsewhere() throws Exception {
+    LockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider);
+    String name = name();
+    AtomicInteger runs = new AtomicInteger();
+    ExecutorService elsewhere = Executors.newSingleThreadExecutor();
+    try {
+      executor.executeWithLock((Runnable) () -> {
+        runs.incrementAndGet();
+        // The same task on another instance meanwhile (another thread: ShedLock runs a
+        // nested call on the same thread as re-entrant): skipped, not waited for.
+        LockingTaskExecutor other = new DefaultLockingTaskExecutor(new RedlockLockProvider(redlock));
+        try {
+          elsewhere.submit(() -> other.executeWithLock(
+              (Runnable) () -> runs.addAndGet(100), config(name))).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+          throw new AssertionError(e);
+        }
+      }, config(name));
+    } finally {
+      elsewhere.shutdownNow();
+    }
+
+    assertThat(runs.get()).isEqualTo(1);
+    assertUnlocked(name);
+    executor.executeWithLock((Runnable) runs::incrementAndGet, config(name));
+    assertThat(runs.get()).isEqualTo(2); // and runs again once the first run released it
+  }
+}
