@@ -270,15 +270,15 @@ public final class LockEngine {
     AtomicInteger answered = new AtomicInteger();
     dispatch(() -> {
       Round round = Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
-      CompletionStage<Boolean> reply = mayHold.test(index)
-          ? request.apply(node) : NOTHING_TO_DELETE;
-      if (majority != null) {
-        reply.whenComplete((ok, error) -> {
-          if (error == null && answered.incrementAndGet() == quorum) {
-            majority.complete(null);
-          }
-        });
-      }
+        CompletionStage<Boolean> reply = mayHold.test(index)
+            ? request.apply(node) : NOTHING_TO_DELETE;
+        if (majority != null) {
+          reply.whenComplete((ok, error) -> {
+            if (error == null && answered.incrementAndGet() == quorum) {
+              majority.complete(null);
+            }
+          });
+        }
         return reply;
       });
       if (sent != null) {
