@@ -131,7 +131,6 @@ final class HeldLease implements Lease {
   /** Like {@link #extendAsync}, completing on whatever thread decides. */
   CompletableFuture<Boolean> extendInternal(Duration ttl) {
     long newTtlMillis = engine.checkTtl(ttl);
-    engine.noteTtl(newTtlMillis);
     CompletableFuture<Boolean> previous;
     CompletableFuture<Boolean> next = new CompletableFuture<>();
     synchronized (this) {

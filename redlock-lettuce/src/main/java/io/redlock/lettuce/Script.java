@@ -44,6 +44,49 @@ record Script(String name, String source, String sha1) {
       return 1
       """);
 
+  /**
+   * The fresh marker (see {@code io.redlock.FreshMarker}): KEYS[1] is the marker key, ARGV[1]
+   * the mode ({@code check}: only look; {@code write}: look, then write if nothing was found;
+   * {@code force}: write without looking), ARGV[2] the marker value, ARGV[3] a glob pattern
+   * for the keys under the key prefix, or empty for "every key". Answers an empty string when
+   * nothing that may be a lock was found (and the marker was written, unless checking), else
+   * what was found. Atomic: no lock can be taken between the look and the write.
+   */
+  static final Script MARKER = of("marker", """
+      if ARGV[1] ~= 'force' then
+        local count = 0
+        local example = nil
+        if ARGV[3] == '' then
+          count = redis.call('dbsize') - redis.call('exists', KEYS[1])
+          if count > 0 then
+            example = redis.call('randomkey')
+            if example == KEYS[1] then
+              example = redis.call('randomkey')
+            end
+          end
+        else
+          for _, key in ipairs(redis.call('keys', ARGV[3])) do
+            if key ~= KEYS[1] then
+              count = count + 1
+              example = example or key
+            end
+          end
+        end
+        if count > 0 then
+          local shown = ''
+          if example and example ~= KEYS[1] then
+            shown = ', e.g. ' .. example
+          end
+          return 'holds ' .. count .. ' key(s) that may be locks' .. shown
+        end
+        if ARGV[1] == 'check' then
+          return ''
+        end
+      end
+      redis.call('set', KEYS[1], ARGV[2])
+      return ''
+      """);
+
   /** Deletes each key that holds ARGV[1]; 1 if all of them did, else 0. */
   static final Script UNLOCK = of("unlock", """
       local deleted = 0
