@@ -39,6 +39,9 @@ public final class SimulatedNode implements NodeClient {
   private long startedAt;
   private long clockOffsetNanos;
   private String role = "master";
+  private io.redlock.spi.NodeInfo.Persistence persistence;
+  private String refusal;
+  private Long uptimeClaimFrom;
   private final Map<String, Entry> store = new HashMap<>();
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
@@ -62,6 +65,50 @@ public final class SimulatedNode implements NodeClient {
       }
     }
     return submitInfo();
+  }
+
+  @Override
+  public CompletionStage<io.redlock.spi.NodeInfo> info(String markerKey) {
+    return info().thenApply(info -> {
+      synchronized (this) {
+        purgeExpired(List.of(markerKey));
+        Entry marker = store.get(markerKey);
+        return new io.redlock.spi.NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
+            info.serverTimeMicros(), marker == null ? null : marker.value(), persistence);
+      }
+    });
+  }
+
+  @Override
+  public CompletionStage<String> findLockKeys(String markerKey, String keyPrefix) {
+    return submitText(() -> lockKeys(markerKey, keyPrefix));
+  }
+
+  @Override
+  public CompletionStage<String> writeMarker(String markerKey, String markerValue,
+      String keyPrefix, boolean force) {
+    return submitText(() -> {
+      String found = force ? "" : lockKeys(markerKey, keyPrefix);
+      if (found.isEmpty()) {
+        store.put(markerKey, new Entry(markerValue, Long.MAX_VALUE));
+      }
+      return found;
+    });
+  }
+
+  private String lockKeys(String markerKey, String keyPrefix) {
+    store.entrySet().removeIf(e -> e.getValue().expiresAt() - nodeNow() <= 0);
+    long count = store.keySet().stream()
+        .filter(key -> !key.equals(markerKey) && key.startsWith(keyPrefix)).count();
+    return count == 0 ? "" : "holds " + count + " key(s) that may be locks";
+  }
+
+  private CompletionStage<String> submitText(Supplier<String> operation) {
+    String[] answer = new String[1];
+    return submit(() -> {
+      answer[0] = operation.get();
+      return true;
+    }).thenApply(ok -> answer[0]);
   }
 
   @Override
@@ -176,6 +223,37 @@ public final class SimulatedNode implements NodeClient {
     clockOffsetNanos += forward.toNanos();
   }
 
+  /** What the node reports about its persistence from now on ({@code null}: unknown). */
+  public synchronized void persistence(io.redlock.spi.NodeInfo.Persistence persistence) {
+    this.persistence = persistence;
+  }
+
+  /** Makes the node answer its probes with an error, as under an ACL without INFO. */
+  public synchronized void refuseInfo(String error) {
+    this.refusal = error;
+  }
+
+  /**
+   * Restarts empty, as {@link #restartEmpty()}, but reports {@code uptime} at once: a process
+   * whose wall clock stepped forward right after it started.
+   */
+  public void restartEmptyClaimingUptime(Duration uptime) {
+    restartEmpty();
+    synchronized (this) {
+      uptimeClaimFrom = time.nanoTime() - uptime.toNanos();
+    }
+  }
+
+  /** The run id of the current process. */
+  public synchronized String runId() {
+    return runId;
+  }
+
+  /** Sets a key without expiry, as {@code SET key value} does. */
+  public synchronized void putPersistent(String key, String value) {
+    store.put(key, new Entry(value, Long.MAX_VALUE));
+  }
+
   /** Makes this node report itself as a replica. */
   public synchronized void becomeReplica() {
     role = "slave";
@@ -189,6 +267,7 @@ public final class SimulatedNode implements NodeClient {
   private void newProcess() {
     runId = java.util.UUID.randomUUID().toString();
     startedAt = time.nanoTime();
+    uptimeClaimFrom = null;
   }
 
   private long nodeNow() {
@@ -260,7 +339,12 @@ public final class SimulatedNode implements NodeClient {
     CompletableFuture<io.redlock.spi.NodeInfo> reply = new CompletableFuture<>();
     submit(() -> {
       synchronized (this) {
-        long up = (time.nanoTime() - startedAt) / 1_000_000_000L;
+        if (refusal != null) {
+          reply.completeExceptionally(new IllegalStateException(refusal));
+          return true;
+        }
+        long since = uptimeClaimFrom != null ? uptimeClaimFrom : startedAt;
+        long up = (time.nanoTime() - since) / 1_000_000_000L;
         reply.complete(new io.redlock.spi.NodeInfo(runId, role, up,
             java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(nodeNow())));
       }
