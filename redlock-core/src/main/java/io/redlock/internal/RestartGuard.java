@@ -87,6 +87,7 @@ public final class RestartGuard {
   private final Reading[] windowNext;
   private final String[] refusal;
   private final boolean[] refusalLogged;
+  private final boolean[] evictionLogged;
   private final boolean[] probing;
   private final AtomicIntegerArray epochs;
   private final boolean[] heldBackLogged;
@@ -124,6 +125,7 @@ public final class RestartGuard {
     this.windowNext = new Reading[n];
     this.refusal = new String[n];
     this.refusalLogged = new boolean[n];
+    this.evictionLogged = new boolean[n];
     this.probing = new boolean[n];
     this.epochs = new AtomicIntegerArray(n);
     this.heldBackLogged = new boolean[n];
@@ -352,6 +354,14 @@ public final class RestartGuard {
             + " are the same server (run_id " + info.runId() + "); every node must be a"
             + " different, independent master, so the second is not used");
       }
+    }
+    if (info.memory() != null && info.memory().mayEvict() && !evictionLogged[index]) {
+      // Not refused: the operator may know the limit is never reached. But it is a safety
+      // problem when it is, so it is said once, loudly (redlock doctor fails on it).
+      evictionLogged[index] = true;
+      log.warn("node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
+          + " free locks early; use noeviction (or no maxmemory)", name,
+          info.memory().maxmemory(), info.memory().policy());
     }
     long rtt = received - sent;
     Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);

@@ -21,9 +21,10 @@ import java.util.Objects;
  *     probe asked for, or {@code null} if it does not exist or was not read
  * @param persistence how the node persists writes, or {@code null} if unknown (not read, or
  *     refused, for example by an ACL without {@code CONFIG GET})
+ * @param memory the node's memory limit and eviction policy, or {@code null} if unknown
  */
 public record NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros,
-    String marker, Persistence persistence) {
+    String marker, Persistence persistence, Memory memory) {
 
   public NodeInfo {
     Objects.requireNonNull(runId, "runId");
@@ -32,7 +33,23 @@ public record NodeInfo(String runId, String role, long uptimeSeconds, long serve
 
   /** A node known by run id, role, uptime and clock only: no marker, persistence unknown. */
   public NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros) {
-    this(runId, role, uptimeSeconds, serverTimeMicros, null, null);
+    this(runId, role, uptimeSeconds, serverTimeMicros, null, null, null);
+  }
+
+  /**
+   * The node's memory limit ({@code maxmemory}, 0 for none) and what it does when the limit
+   * is reached ({@code maxmemory-policy}): every policy but {@code noeviction} may evict a
+   * lock key, which frees the lock early.
+   */
+  public record Memory(long maxmemory, String policy) {
+    public Memory {
+      Objects.requireNonNull(policy, "policy");
+    }
+
+    /** Whether the node may evict keys, lock keys included. */
+    public boolean mayEvict() {
+      return maxmemory > 0 && !policy.equalsIgnoreCase("noeviction");
+    }
   }
 
   /** Whether the node is a replica, which Redlock must not use as one of its masters. */

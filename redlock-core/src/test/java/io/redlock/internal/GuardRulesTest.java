@@ -13,7 +13,7 @@ class GuardRulesTest {
   private static final Persistence AOF_ALWAYS = new Persistence(true, "always", false, true);
 
   private static NodeInfo node(String marker, Persistence persistence) {
-    return new NodeInfo("run-2", "master", 5, 0, marker, persistence);
+    return new NodeInfo("run-2", "master", 5, 0, marker, persistence, null);
   }
 
   @Test
@@ -66,5 +66,16 @@ class GuardRulesTest {
     assertThat(GuardRules.ranAhead(second - 500 * ms, second, 0, 0)).isFalse();
     // a perfect clock with no uncertainty is not flagged with no allowance
     assertThat(GuardRules.ranAhead(second, second, 0, 0)).isFalse();
+  }
+
+  @Test
+  void everyEvictionPolicyWithAMemoryLimitMayEvictLockKeys() {
+    assertThat(new NodeInfo.Memory(0, "allkeys-lru").mayEvict()).isFalse();
+    assertThat(new NodeInfo.Memory(1_000_000, "noeviction").mayEvict()).isFalse();
+    assertThat(new NodeInfo.Memory(1_000_000, "NOEVICTION").mayEvict()).isFalse();
+    for (String policy : new String[] {"allkeys-lru", "volatile-lru", "allkeys-lfu",
+        "volatile-lfu", "allkeys-random", "volatile-random", "volatile-ttl"}) {
+      assertThat(new NodeInfo.Memory(1_000_000, policy).mayEvict()).as(policy).isTrue();
+    }
   }
 }

@@ -74,7 +74,7 @@ public final class SimulatedNode implements NodeClient {
         purgeExpired(List.of(markerKey));
         Entry marker = store.get(markerKey);
         return new io.redlock.spi.NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
-            info.serverTimeMicros(), marker == null ? null : marker.value(), persistence);
+            info.serverTimeMicros(), marker == null ? null : marker.value(), persistence, null);
       }
     });
   }

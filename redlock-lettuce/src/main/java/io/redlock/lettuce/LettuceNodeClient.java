@@ -111,11 +111,34 @@ final class LettuceNodeClient implements NodeClient {
     CompletableFuture<String> persistence = optional(commands.info("persistence"));
     CompletableFuture<java.util.Map<String, String>> fsync =
         optional(commands.configGet("appendfsync"));
+    CompletableFuture<java.util.Map<String, String>> maxmemory =
+        optional(commands.configGet("maxmemory"));
+    CompletableFuture<java.util.Map<String, String>> policy =
+        optional(commands.configGet("maxmemory-policy"));
+    CompletableFuture<NodeInfo.Memory> memory = maxmemory.thenCombine(policy,
+        LettuceNodeClient::memory);
     return basic.thenCombine(marker, (info, value) -> new NodeInfo(info.runId(), info.role(),
-            info.uptimeSeconds(), info.serverTimeMicros(), value, null))
+            info.uptimeSeconds(), info.serverTimeMicros(), value, null, null))
         .thenCombine(persistence.thenCombine(fsync, LettuceNodeClient::persistence),
             (info, p) -> new NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
-                info.serverTimeMicros(), info.marker(), p));
+                info.serverTimeMicros(), info.marker(), p, null))
+        .thenCombine(memory, (info, m) -> new NodeInfo(info.runId(), info.role(),
+            info.uptimeSeconds(), info.serverTimeMicros(), info.marker(), info.persistence(),
+            m));
+  }
+
+  private static NodeInfo.Memory memory(java.util.Map<String, String> maxmemory,
+      java.util.Map<String, String> policy) {
+    if (maxmemory == null || policy == null || maxmemory.get("maxmemory") == null
+        || policy.get("maxmemory-policy") == null) {
+      return null;
+    }
+    try {
+      return new NodeInfo.Memory(Long.parseLong(maxmemory.get("maxmemory")),
+          policy.get("maxmemory-policy"));
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   private static <T> CompletableFuture<T> optional(CompletionStage<T> reply) {
