@@ -75,6 +75,11 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
+  public CompletionStage<NodeInfo> info(String markerKey) {
+    return send(() -> node.info(markerKey));
+  }
+
+  @Override
   public void onDisconnect(Runnable listener) {
     disconnectListeners.add(listener);
   }
