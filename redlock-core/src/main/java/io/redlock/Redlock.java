@@ -182,8 +182,9 @@ public final class Redlock implements AutoCloseable {
    * restarted empty) cannot be seen by any check: do not declare a cluster fresh while
    * clients may hold leases.
    *
-   * <p>Needs, besides what {@link #create} needs, {@code DBSIZE}, {@code EXISTS} and
-   * {@code KEYS} (inside a script) to look, and {@code SET} to write. Blocks for at most
+   * <p>Needs, besides what {@link #create} needs, {@code EVAL} with {@code DBSIZE},
+   * {@code EXISTS}, {@code RANDOMKEY} and {@code KEYS} inside the script to look, and
+   * {@code SET} to write. Blocks for at most
    * about twice the connect timeout per step.
    *
    * @param config the cluster, as clients use it (nodes, credentials, key prefix)

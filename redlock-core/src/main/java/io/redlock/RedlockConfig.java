@@ -144,8 +144,8 @@ public final class RedlockConfig {
    * refused with an {@link IllegalArgumentException}. It bounds the restart guard's window:
    * a node counts once its process has been up for {@code maxTtl} plus its drift margin, by
    * when every lease it may have forgotten has ended. Every client of one cluster must use
-   * the same (or a smaller) value: a client with a longer ttl than another client's maxTtl
-   * could hold a lease that a node restarted within that window has forgotten.
+   * the same value: a client whose ttl is longer than another client's maxTtl could hold
+   * a lease that a node restarted within that client's window has forgotten.
    */
   public Duration maxTtl() {
     return maxTtl;

@@ -87,10 +87,10 @@ public final class ConnectionOptions {
   String keyPrefix;
 
   @Option(names = "--no-restart-guard",
-      description = "Count a node whose Redis process started less than a ttl ago (by default"
-          + " it is held back, as it may have forgotten locks). Only for nodes that persist"
-          + " every write and whose clocks do not jump; else restart-guard=false in the config"
-          + " file.")
+      description = "Count a node whose Redis process started less than max-ttl ago (by default"
+          + " it is held back, as it may have forgotten locks, unless 'redlock init' declared"
+          + " it fresh or it persists every write). Only to show what goes wrong; else"
+          + " restart-guard=false in the config file.")
   boolean noRestartGuard;
 
   /** The environment; replaced by tests. */

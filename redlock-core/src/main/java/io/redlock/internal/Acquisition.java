@@ -172,7 +172,9 @@ final class Acquisition {
     waits.sort((a, b) -> a < 0 ? (b < 0 ? 0 : 1) : b < 0 ? -1 : Long.compare(a, b));
     int missing = engine.quorum() - usable;
     String when;
-    if (missing > 0 && missing <= waits.size() && waits.get(missing - 1) >= 0) {
+    if (missing <= 0) {
+      when = "they did not decide it: the nodes that count could have made a majority";
+    } else if (missing <= waits.size() && waits.get(missing - 1) >= 0) {
       when = "enough of them count for a majority in "
           + Durations.formatNanos(waits.get(missing - 1));
     } else {

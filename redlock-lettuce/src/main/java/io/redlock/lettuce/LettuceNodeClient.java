@@ -53,6 +53,11 @@ final class LettuceNodeClient implements NodeClient {
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
+  /**
+   * Set once the node refused {@code CONFIG GET} (an ACL without it): not asked again, so that
+   * a least-privilege user does not fill the node's {@code ACL LOG} once a second.
+   */
+  private volatile boolean configRefused;
   private Duration retryDelay = FIRST_RETRY;
 
   LettuceNodeClient(String name, RedisClient client, RedisURI uri, ClientResources resources) {
@@ -109,12 +114,11 @@ final class LettuceNodeClient implements NodeClient {
     CompletableFuture<NodeInfo> basic = info().toCompletableFuture();
     CompletableFuture<String> marker = optional(commands.get(markerKey));
     CompletableFuture<String> persistence = optional(commands.info("persistence"));
-    CompletableFuture<java.util.Map<String, String>> fsync =
-        optional(commands.configGet("appendfsync"));
+    CompletableFuture<java.util.Map<String, String>> fsync = configGet(commands, "appendfsync");
     CompletableFuture<java.util.Map<String, String>> maxmemory =
-        optional(commands.configGet("maxmemory"));
+        configGet(commands, "maxmemory");
     CompletableFuture<java.util.Map<String, String>> policy =
-        optional(commands.configGet("maxmemory-policy"));
+        configGet(commands, "maxmemory-policy");
     CompletableFuture<NodeInfo.Memory> memory = maxmemory.thenCombine(policy,
         LettuceNodeClient::memory);
     return basic.thenCombine(marker, (info, value) -> new NodeInfo(info.runId(), info.role(),
@@ -139,6 +143,19 @@ final class LettuceNodeClient implements NodeClient {
     } catch (NumberFormatException e) {
       return null;
     }
+  }
+
+  private CompletableFuture<java.util.Map<String, String>> configGet(
+      RedisAsyncCommands<String, String> commands, String parameter) {
+    if (configRefused) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return commands.configGet(parameter).toCompletableFuture().handle((value, error) -> {
+      if (error != null && String.valueOf(unwrap(error).getMessage()).contains("NOPERM")) {
+        configRefused = true;
+      }
+      return error == null ? value : null;
+    });
   }
 
   private static <T> CompletableFuture<T> optional(CompletionStage<T> reply) {
