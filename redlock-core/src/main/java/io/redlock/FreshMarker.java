@@ -18,11 +18,22 @@ package io.redlock;
  * of an earlier one, which is how a node that persists every write counts at once after a
  * restart (see {@code docs/safety.md}).
  *
+ * <p>The library's other keys share the {@link #OWN_KEYS} part, and are never locks.
+ *
  * <p>Stateless and thread-safe.
  */
 public final class FreshMarker {
+  /**
+   * How the library's own keys begin after the key prefix: {@value}. None of them is a lock:
+   * the fresh marker, the cluster's max-ttl register ({@link #maxTtlKey}) and the key
+   * {@code redlock doctor} checks rights with. {@code init} ignores them when it looks for
+   * lock keys.
+   */
+  public static final String OWN_KEYS = "__redlock__:";
   /** What the marker key adds to the key prefix: {@value}. */
-  public static final String KEY_SUFFIX = "__redlock__:fresh";
+  public static final String KEY_SUFFIX = OWN_KEYS + "fresh";
+  /** What the max-ttl register's key adds to the key prefix: {@value}. */
+  public static final String MAX_TTL_KEY_SUFFIX = OWN_KEYS + "max-ttl";
   /** How every marker value begins, followed by the {@code run_id}: {@value}. */
   public static final String VALUE_PREFIX = "redlock-fresh/1 run_id=";
 
@@ -31,6 +42,16 @@ public final class FreshMarker {
   /** The marker key for clients with {@code keyPrefix} (empty for none). */
   public static String key(String keyPrefix) {
     return keyPrefix + KEY_SUFFIX;
+  }
+
+  /**
+   * The key of the cluster's max-ttl register for clients with {@code keyPrefix}: each client
+   * raises it on every node to its own {@code maxTtl} (in milliseconds, as decimal text, no
+   * expiry) and holds restarted nodes back for the largest value it has read, so that a
+   * client whose {@code maxTtl} is shorter than another's still waits out the longer leases.
+   */
+  public static String maxTtlKey(String keyPrefix) {
+    return keyPrefix + MAX_TTL_KEY_SUFFIX;
   }
 
   /** The marker value that declares the process with {@code runId} fresh. */

@@ -145,7 +145,10 @@ public final class RedlockConfig {
    * a node counts once its process has been up for {@code maxTtl} plus its drift margin, by
    * when every lease it may have forgotten has ended. Every client of one cluster must use
    * the same value: a client whose ttl is longer than another client's maxTtl could hold
-   * a lease that a node restarted within that client's window has forgotten.
+   * a lease that a node restarted within that client's window has forgotten. Clients raise
+   * a register on every node to their {@code maxTtl} and wait out the longest value they
+   * read (see {@link FreshMarker#maxTtlKey}), which catches a mismatch once they have met
+   * there; it is no substitute for the rule.
    */
   public Duration maxTtl() {
     return maxTtl;

@@ -95,6 +95,23 @@ class RestartGuardTest {
   }
 
   @Test
+  void everyClientRaisesTheClusterRegisterAndWaitsOutTheLongestMaxTtlInIt() {
+    SimCluster c = cluster(3);
+    assertThat(c.node(0).maxTtlRegister()).as("raised by the first probe").isEqualTo(10_000);
+    // another client of the cluster uses maxTtl 30 s: its leases may outlive our window
+    c.node(2).maxTtlRegister(Duration.ofSeconds(30));
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(0).restartEmpty();
+    c.node(1).crash();
+    c.time.advanceInSteps(HOLD_BACK.plusSeconds(2), Duration.ofMillis(500));
+    LockUnavailableException e = failure(c.redlock.acquireAsync("r", TTL));
+    assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(e.lastOutcomes().get(0).detail()).contains("of 30.302 s");
+    c.time.advanceInSteps(Duration.ofSeconds(20), Duration.ofMillis(500));
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
   void aNodeWhoseClockJumpedForwardIsHeldBackLikeARestartedOne() {
     SimCluster c = cluster(3);
     c.time.advance(Duration.ofSeconds(1)); // a first periodic probe: the clock's baseline

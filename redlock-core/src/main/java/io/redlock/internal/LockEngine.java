@@ -66,10 +66,10 @@ public final class LockEngine {
     this.quorum = Quorum.of(this.nodes.size());
     this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
     this.roundTimeouts = new RoundTimeouts(time, nodeTimeoutNanos);
-    long maxTtlMillis = config.maxTtl().toMillis();
     this.guard = new RestartGuard(this.nodes, time, config.restartGuard(),
-        maxTtlMillis * 1_000_000L + Validity.driftNanos(maxTtlMillis, config.driftFactor()),
-        config.driftFactor(), io.redlock.FreshMarker.key(config.keyPrefix()));
+        config.maxTtl().toMillis(), config.driftFactor(),
+        io.redlock.FreshMarker.key(config.keyPrefix()),
+        io.redlock.FreshMarker.maxTtlKey(config.keyPrefix()));
   }
 
   Executor callbacks() {

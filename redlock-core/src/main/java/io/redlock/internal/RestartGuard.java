@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,9 +73,13 @@ public final class RestartGuard {
   private final List<NodeClient> nodes;
   private final TimeSource time;
   private final boolean holdBackRestarts;
-  private final long windowNanos;
+  private final long ownMaxTtlMillis;
+  private final AtomicLong clusterMaxTtlMillis;
+  private final AtomicLong windowNanos;
   private final double driftFactor;
   private final String markerKey;
+  private final String maxTtlKey;
+  private volatile boolean widenedLogged;
   private final AtomicIntegerArray standing;
   private final AtomicLongArray startedAt;
   private final AtomicIntegerArray atOnce;
@@ -100,18 +105,23 @@ public final class RestartGuard {
   /**
    * @param holdBackRestarts whether restarted nodes are held back (the guard proper); the
    *     start-up checks run either way
-   * @param windowNanos how long a restarted node is held back: {@code maxTtl} plus drift
+   * @param maxTtlMillis this client's {@code maxTtl}: a restarted node is held back for the
+   *     longest of it and the cluster's register, plus drift
    * @param driftFactor the rate by which a node's clock may run ahead of ours
    * @param markerKey the fresh marker's key ({@link io.redlock.FreshMarker#key})
+   * @param maxTtlKey the max-ttl register's key ({@link io.redlock.FreshMarker#maxTtlKey})
    */
   public RestartGuard(List<NodeClient> nodes, TimeSource time, boolean holdBackRestarts,
-      long windowNanos, double driftFactor, String markerKey) {
+      long maxTtlMillis, double driftFactor, String markerKey, String maxTtlKey) {
     this.nodes = nodes;
     this.time = time;
     this.holdBackRestarts = holdBackRestarts;
-    this.windowNanos = windowNanos;
+    this.ownMaxTtlMillis = maxTtlMillis;
+    this.clusterMaxTtlMillis = new AtomicLong(maxTtlMillis);
     this.driftFactor = driftFactor;
+    this.windowNanos = new AtomicLong(window(maxTtlMillis));
     this.markerKey = markerKey;
+    this.maxTtlKey = maxTtlKey;
     int n = nodes.size();
     this.standing = new AtomicIntegerArray(n);
     this.startedAt = new AtomicLongArray(n);
@@ -151,9 +161,22 @@ public final class RestartGuard {
     return firstProbes;
   }
 
-  /** How long a restarted node is held back, in nanoseconds. */
+  /**
+   * How long a restarted node is held back, in nanoseconds: the longest {@code maxTtl} seen
+   * (this client's, or a larger one in the cluster's register) plus its drift margin. It
+   * never shrinks.
+   */
   public long windowNanos() {
-    return windowNanos;
+    return windowNanos.get();
+  }
+
+  /** The longest {@code maxTtl} of this client and the cluster's register, in milliseconds. */
+  public long clusterMaxTtlMillis() {
+    return clusterMaxTtlMillis.get();
+  }
+
+  private long window(long maxTtlMillis) {
+    return maxTtlMillis * 1_000_000L + Validity.driftNanos(maxTtlMillis, driftFactor);
   }
 
   /** Whether node {@code index}'s votes count now. */
@@ -166,7 +189,7 @@ public final class RestartGuard {
       return true;
     }
     return state == KNOWN && (atOnce.get(index) != AtOnce.NO.ordinal()
-        || time.nanoTime() - startedAt.get(index) >= windowNanos);
+        || time.nanoTime() - startedAt.get(index) >= windowNanos.get());
   }
 
   /**
@@ -180,7 +203,7 @@ public final class RestartGuard {
     if (standing.get(index) != KNOWN) {
       return -1;
     }
-    return Math.max(0, windowNanos - (time.nanoTime() - startedAt.get(index)));
+    return Math.max(0, windowNanos.get() - (time.nanoTime() - startedAt.get(index)));
   }
 
   /** Why node {@code index} counts at once, if it does. */
@@ -214,9 +237,10 @@ public final class RestartGuard {
           : "restart guard: not probed since it was (re)connected";
     }
     long up = time.nanoTime() - startedAt.get(index);
+    long window = windowNanos.get();
     return "restart guard: up for " + Durations.formatNanos(up) + " of "
-        + Durations.formatNanos(windowNanos) + ", counts in "
-        + Durations.formatNanos(Math.max(0, windowNanos - up));
+        + Durations.formatNanos(window) + ", counts in "
+        + Durations.formatNanos(Math.max(0, window - up));
   }
 
   public void close() {
@@ -273,13 +297,46 @@ public final class RestartGuard {
     }
     int epoch = epochs.get(index);
     long sent = time.nanoTime();
-    CompletableFuture<NodeInfo> reply;
+    NodeClient node = nodes.get(index);
+    CompletableFuture<NodeInfo> reply = call(() -> node.info(markerKey));
+    // The register is raised with the same probe, so that the window is known to be the
+    // cluster's before the answer can make the node count.
+    CompletableFuture<Long> raised = holdBackRestarts
+        ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis))
+            .handle((held, error) -> error == null ? held : null)
+        : CompletableFuture.completedFuture(null);
+    reply.thenCombine(raised, (info, held) -> {
+      if (held != null) {
+        widen(held);
+      }
+      return info;
+    }).whenComplete((info, error) -> probed(index, epoch, sent, info, error));
+  }
+
+  private static <T> CompletableFuture<T> call(
+      java.util.function.Supplier<java.util.concurrent.CompletionStage<T>> request) {
     try {
-      reply = nodes.get(index).info(markerKey).toCompletableFuture();
+      return request.get().toCompletableFuture();
     } catch (RuntimeException e) {
-      reply = CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(e);
     }
-    reply.whenComplete((info, error) -> probed(index, epoch, sent, info, error));
+  }
+
+  /**
+   * Another client of the cluster uses a longer {@code maxTtl}: its leases may outlive our
+   * window, so the window grows to cover them (never shrinks), and the mismatch is said once.
+   */
+  private void widen(long heldMillis) {
+    long before = clusterMaxTtlMillis.getAndAccumulate(heldMillis, Math::max);
+    if (heldMillis > before) {
+      windowNanos.accumulateAndGet(window(heldMillis), Math::max);
+      if (!widenedLogged) {
+        widenedLogged = true;
+        log.warn("a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
+            + " restarted nodes are held back for the longer one; set the same maxTtl on"
+            + " every client", heldMillis, ownMaxTtlMillis);
+      }
+    }
   }
 
   private void probed(int index, int epoch, long sent, NodeInfo info, Throwable error) {
@@ -382,7 +439,7 @@ public final class RestartGuard {
       if (runIds[index] != null) {
         heldBackLogged[index] = false;
         log.warn("node={} restarted (run_id changed); it counts again once up for {}, or at"
-            + " once if it persists every write", name, Durations.formatNanos(windowNanos));
+            + " once if it persists every write", name, Durations.formatNanos(windowNanos.get()));
       }
       runIds[index] = info.runId();
     } else {
@@ -430,7 +487,7 @@ public final class RestartGuard {
       if (!heldBackLogged[index]) {
         heldBackLogged[index] = true;
         log.warn("node={} clock {}; held back for {} as if restarted", name, flagged,
-            Durations.formatNanos(windowNanos));
+            Durations.formatNanos(windowNanos.get()));
       }
       return;
     }

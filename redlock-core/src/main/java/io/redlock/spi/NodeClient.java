@@ -74,8 +74,9 @@ public interface NodeClient extends AutoCloseable {
 
   /**
    * Looks for keys that may be locks, without changing anything: any key that starts with
-   * {@code keyPrefix} other than {@code markerKey} (with an empty prefix: any key but the
-   * marker). Used by {@link io.redlock.Redlock#init}.
+   * {@code keyPrefix} (with an empty prefix: any key), except the library's own keys, which
+   * start with {@code keyPrefix +} {@link io.redlock.FreshMarker#OWN_KEYS}. Used by
+   * {@link io.redlock.Redlock#init}.
    *
    * @return an empty string when there is none, else what was found (such as
    *     {@code "3 keys, e.g. orders:42"}); fails when the node refused the check
@@ -87,9 +88,8 @@ public interface NodeClient extends AutoCloseable {
 
   /**
    * Writes the fresh marker: atomically, sets {@code markerKey} to {@code markerValue} (with
-   * no expiry) unless the node holds a key that may be a lock: any key that starts with
-   * {@code keyPrefix} other than {@code markerKey} (with an empty prefix: any key but the
-   * marker). With {@code force}, sets it without looking. Used by
+   * no expiry) unless the node holds a key that may be a lock, as {@link #findLockKeys} looks
+   * for them. With {@code force}, sets it without looking. Used by
    * {@link io.redlock.Redlock#init}.
    *
    * @return an empty string when the marker was written, else what was found (such as
@@ -100,6 +100,18 @@ public interface NodeClient extends AutoCloseable {
       String keyPrefix, boolean force) {
     return java.util.concurrent.CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot write a marker"));
+  }
+
+  /**
+   * Raises the number at {@code key} to {@code maxTtlMillis} unless it holds a larger one
+   * (no expiry), atomically, and answers the number it holds afterwards: the longest
+   * {@code maxTtl} of the clients that wrote it. The restart guard calls it with every probe.
+   * A transport that cannot answers with a failed stage; the guard then uses its own
+   * {@code maxTtl} only.
+   */
+  default CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport has no max-ttl register"));
   }
 
   /**

@@ -42,6 +42,7 @@ public final class SimulatedNode implements NodeClient {
   private io.redlock.spi.NodeInfo.Persistence persistence;
   private String refusal;
   private Long uptimeClaimFrom;
+  private long maxTtlRegister;
   private final Map<String, Entry> store = new HashMap<>();
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
@@ -96,10 +97,34 @@ public final class SimulatedNode implements NodeClient {
     });
   }
 
+  @Override
+  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    long[] held = new long[1];
+    return submit(() -> {
+      maxTtlRegister = Math.max(maxTtlRegister, maxTtlMillis);
+      held[0] = maxTtlRegister;
+      return true;
+    }).thenApply(ok -> held[0]);
+  }
+
+  /**
+   * The max-ttl register, kept apart from the keys so that tests counting keys do not see it
+   * (Redis keeps it as a key); an empty restart forgets it.
+   */
+  public synchronized long maxTtlRegister() {
+    return maxTtlRegister;
+  }
+
+  /** Sets the max-ttl register, as a client with that {@code maxTtl} would. */
+  public synchronized void maxTtlRegister(Duration maxTtl) {
+    maxTtlRegister = maxTtl.toMillis();
+  }
+
   private String lockKeys(String markerKey, String keyPrefix) {
     store.entrySet().removeIf(e -> e.getValue().expiresAt() - nodeNow() <= 0);
+    String own = keyPrefix + io.redlock.FreshMarker.OWN_KEYS;
     long count = store.keySet().stream()
-        .filter(key -> !key.equals(markerKey) && key.startsWith(keyPrefix)).count();
+        .filter(key -> !key.startsWith(own) && key.startsWith(keyPrefix)).count();
     return count == 0 ? "" : "holds " + count + " key(s) that may be locks";
   }
 
@@ -211,6 +236,7 @@ public final class SimulatedNode implements NodeClient {
       wasUp = !crashed;
       crashed = false;
       store.clear();
+      maxTtlRegister = 0;
       newProcess();
     }
     if (wasUp) {

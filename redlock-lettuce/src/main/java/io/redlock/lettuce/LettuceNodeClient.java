@@ -213,9 +213,22 @@ final class LettuceNodeClient implements NodeClient {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
     String pattern = keyPrefix.isEmpty() ? "" : globEscape(keyPrefix) + "*";
+    String own = keyPrefix + io.redlock.FreshMarker.OWN_KEYS;
     return commands.<String>eval(Script.MARKER.source(), ScriptOutputType.VALUE,
-        new String[] {markerKey}, mode, markerValue, pattern).toCompletableFuture()
-        .thenApply(found -> found == null ? "" : found);
+        new String[] {markerKey}, mode, markerValue, pattern, own, globEscape(own) + "*")
+        .toCompletableFuture().thenApply(found -> found == null ? "" : found);
+  }
+
+  @Override
+  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    // EVAL, not EVALSHA: once a second per node, the script's text costs nothing that
+    // matters, and there is no NOSCRIPT round trip after a restart.
+    return commands.<Long>eval(Script.RAISE_MAX_TTL.source(), ScriptOutputType.INTEGER,
+        new String[] {key}, Long.toString(maxTtlMillis)).toCompletableFuture();
   }
 
   /** {@code text} as a glob pattern that matches exactly it. */

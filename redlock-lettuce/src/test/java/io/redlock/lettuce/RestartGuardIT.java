@@ -46,9 +46,14 @@ class RestartGuardIT {
 
   /** Tries once every 100 ms, for at most 20 s, until a lease is granted. */
   private static Lease acquireEventually(Redlock redlock, String resource) throws Exception {
+    return acquireEventually(redlock, resource, TTL);
+  }
+
+  private static Lease acquireEventually(Redlock redlock, String resource, Duration ttl)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (System.nanoTime() - deadline < 0) {
-      Optional<Lease> lease = redlock.tryAcquire(resource, TTL);
+      Optional<Lease> lease = redlock.tryAcquire(resource, ttl);
       if (lease.isPresent()) {
         return lease.get();
       }
@@ -78,8 +83,10 @@ class RestartGuardIT {
     assertThat(RedisServers.FRESH_MARKER_KEY_SUFFIX).isEqualTo(FreshMarker.KEY_SUFFIX);
     assertThat(RedisServers.FRESH_MARKER_VALUE_PREFIX).isEqualTo(FreshMarker.VALUE_PREFIX);
     servers = RedisServers.startFresh(3);
-    try (Redlock redlock = Redlock.create(config().build())) {
-      try (Lease lease = redlock.acquire("declared", TTL)) {
+    // a window of 60 s: if the marker did not count, no lock could be had within the 20 s
+    // acquireEventually allows (it retries only because a loaded machine may time a vote out)
+    try (Redlock redlock = Redlock.create(config().maxTtl(Duration.ofSeconds(60)).build())) {
+      try (Lease lease = acquireEventually(redlock, "declared")) {
         assertThat(servers.command(0, "GET", "declared")).isEqualTo(lease.token());
       }
     }
@@ -96,12 +103,38 @@ class RestartGuardIT {
     assertThat(servers.command(0, "GET", FreshMarker.key(""))).isNull();
 
     servers.command(1, "DEL", "orders:42");
+    // the library's own keys are not locks: the register a client raised does not stop init
+    servers.command(0, "SET", FreshMarker.maxTtlKey(""), "60000");
     InitReport done = Redlock.init(config().build(), false);
     assertThat(done.complete()).isTrue();
     String runId = done.nodes().get(2).runId();
     assertThat(servers.command(2, "GET", FreshMarker.key(""))).isEqualTo(FreshMarker.value(runId));
-    try (Redlock redlock = Redlock.create(config().build())) {
-      redlock.acquire("after-init", TTL).release();
+    try (Redlock redlock = Redlock.create(config().maxTtl(Duration.ofSeconds(60)).build())) {
+      acquireEventually(redlock, "after-init").release();
+    }
+  }
+
+  @Test
+  void aClientWithAShorterMaxTtlWaitsOutTheClustersLongestThroughTheRegister() throws Exception {
+    servers = RedisServers.startFresh(3);
+    try (Redlock longer = Redlock.create(config().maxTtl(Duration.ofSeconds(20)).build());
+        Redlock shorter = Redlock.create(config().build())) {
+      assertThat(servers.command(0, "GET", FreshMarker.maxTtlKey(""))).isEqualTo("20000");
+      acquireEventually(shorter, "warm-up").release();
+      servers.restart(0);
+      servers.kill(1);
+      // past the shorter client's own window (3 s plus drift) and a reconnect, node 0 is
+      // still held back: the longer client's leases may live 20 s
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (System.nanoTime() - until < 0) {
+        assertThat(shorter.tryAcquire("register", TTL)).isEmpty();
+        Thread.sleep(200);
+      }
+      assertThatThrownBy(() -> shorter.acquire("register", TTL))
+          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
+            assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+            assertThat(e.lastOutcomes().get(0).detail()).contains("of 20.2");
+          });
     }
   }
 
@@ -109,7 +142,7 @@ class RestartGuardIT {
   void aMarkerIsLostOnAnEmptyRestartAndTheGuardAppliesAgain() throws Exception {
     servers = RedisServers.startFresh(3);
     try (Redlock redlock = Redlock.create(config().build())) {
-      redlock.acquire("warm-up", TTL).release();
+      acquireEventually(redlock, "warm-up").release();
       servers.restart(0); // a new process, without the keys (and the marker) of the old one
       servers.kill(1);
       assertThat(servers.command(0, "GET", FreshMarker.key(""))).isNull();
@@ -148,7 +181,7 @@ class RestartGuardIT {
     // a long window: if node 0 counted only by its uptime, this test could not pass in time
     RedlockConfig config = config().maxTtl(Duration.ofSeconds(60)).build();
     try (Redlock redlock = Redlock.create(config)) {
-      Lease held = redlock.acquire("persisted", TTL.multipliedBy(20));
+      Lease held = acquireEventually(redlock, "persisted", TTL.multipliedBy(20));
       servers.kill(0); // SIGKILL: only what reached the AOF survives
       servers.restart(0);
       servers.kill(1);
@@ -168,7 +201,7 @@ class RestartGuardIT {
   void aofSwitchedOnAtRunTimeAfterAnEmptyRestartDoesNotCount() throws Exception {
     servers = RedisServers.startFresh(3);
     try (Redlock redlock = Redlock.create(config().maxTtl(Duration.ofSeconds(60)).build())) {
-      redlock.acquire("warm-up", TTL).release();
+      acquireEventually(redlock, "warm-up").release();
       servers.restart(0); // empty
       servers.command(0, "SET", FreshMarker.key(""), FreshMarker.value("an-earlier-process"));
       servers.command(0, "CONFIG", "SET", "appendonly", "yes");
@@ -190,7 +223,7 @@ class RestartGuardIT {
   void withTheGuardOffARestartedNodeCountsAsSoonAsItIsReconnected() throws Exception {
     servers = RedisServers.start(3);
     try (Redlock redlock = Redlock.create(config().restartGuard(false).build())) {
-      redlock.acquire("warm-up", TTL).release();
+      acquireEventually(redlock, "warm-up").release();
       servers.restart(0);
       servers.kill(1);
       try (Lease lease = acquireEventually(redlock, "unguarded")) {
