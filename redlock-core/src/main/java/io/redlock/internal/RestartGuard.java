@@ -327,6 +327,12 @@ public final class RestartGuard {
    * window, so the window grows to cover them (never shrinks), and the mismatch is said once.
    */
   private void widen(long heldMillis) {
+    if (heldMillis > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
+      // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
+      // freeze the cluster.
+      log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", heldMillis);
+      return;
+    }
     long before = clusterMaxTtlMillis.getAndAccumulate(heldMillis, Math::max);
     if (heldMillis > before) {
       windowNanos.accumulateAndGet(window(heldMillis), Math::max);

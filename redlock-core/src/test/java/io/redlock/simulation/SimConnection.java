@@ -80,6 +80,11 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
+  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    return send(() -> node.raiseMaxTtl(key, maxTtlMillis));
+  }
+
+  @Override
   public void onDisconnect(Runnable listener) {
     disconnectListeners.add(listener);
   }

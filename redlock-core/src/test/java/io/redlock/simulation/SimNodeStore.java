@@ -121,6 +121,17 @@ final class SimNodeStore {
             ? new NodeInfo.Persistence(true, "always", false, true) : null, null);
   }
 
+  /** The max-ttl register: raised to {@code maxTtlMillis} unless larger; lost when emptied. */
+  long raiseMaxTtl(String key, long maxTtlMillis) {
+    Entry held = keys.get(key);
+    long value = held == null ? 0 : Long.parseLong(held.value());
+    if (maxTtlMillis > value) {
+      keys.put(key, new Entry(Long.toString(maxTtlMillis), Long.MAX_VALUE));
+      return maxTtlMillis;
+    }
+    return value;
+  }
+
   /** Writes the fresh marker bound to the current process, as {@code redlock init} does. */
   void declareFresh(String markerKey) {
     keys.put(markerKey, new Entry(io.redlock.FreshMarker.value(name + "-run" + process),
