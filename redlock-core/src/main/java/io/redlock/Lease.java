@@ -127,8 +127,8 @@ public interface Lease extends AutoCloseable {
    * that does not answer keeps its key until its old ttl runs out. Does nothing to a lease
    * already released; on a lost lease it asks the nodes all the same.
    *
-   * @param delay how long the keys stand from now: 1 ms to 365 days, used in whole
-   *     milliseconds
+   * @param delay how long the keys stand from now: 1 ms to {@link RedlockConfig#maxTtl()},
+   *     used in whole milliseconds (no key of a cluster outlives its maximum ttl)
    * @throws IllegalArgumentException if {@code delay} is not accepted
    */
   void releaseAfter(Duration delay);

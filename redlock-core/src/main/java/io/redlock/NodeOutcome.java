@@ -10,8 +10,9 @@ import java.util.Objects;
  * @param index the node's position in {@link RedlockConfig#nodes()}
  * @param node the node's address, without credentials
  * @param vote how the node's answer counted
- * @param detail a short explanation for {@code TIMEOUT} and {@code ERROR} (the error text), or
- *     an empty string
+ * @param detail a short explanation for {@code TIMEOUT}, {@code ERROR} (the error text) and
+ *     {@code HELD_BACK} (why, and for how long), or an empty string; for people only: code
+ *     acts on {@code vote}
  */
 public record NodeOutcome(int index, String node, Vote vote, String detail)
     implements Serializable {
@@ -26,6 +27,13 @@ public record NodeOutcome(int index, String node, Vote vote, String detail)
     TIMEOUT,
     /** The node answered with an error, or could not be reached. */
     ERROR,
+    /**
+     * The node was not asked: the restart guard does not count it now, because it restarted,
+     * or its clock jumped or runs fast, less than the guard's window ago, or it has not been
+     * probed since it was (re)connected. Counted as a failure by the quorum; the detail says
+     * why and for how long.
+     */
+    HELD_BACK,
     /** The round was decided before this node answered. */
     PENDING
   }

@@ -5,6 +5,7 @@ import io.redlock.internal.NodeUris;
 import io.redlock.internal.SystemTimeSource;
 import io.redlock.internal.TimeSource;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeInfo;
 import io.redlock.spi.NodeTransport;
 import java.net.URI;
 import java.time.Duration;
@@ -164,6 +165,133 @@ public final class Redlock implements AutoCloseable {
         engine.quorum(), config.restartGuard());
     log.debug("configuration: {}", config);
     return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time, callbacks);
+  }
+
+  /**
+   * Declares a brand-new cluster fresh: writes to each node the {@link FreshMarker fresh
+   * marker}, bound to the {@code run_id} of its current Redis process, so that the restart
+   * guard counts it at once instead of one {@code maxTtl} after it started. After a restart
+   * (a new {@code run_id}) the marker no longer matches and the guard applies again.
+   *
+   * <p>It is a whole-cluster act, for a cluster no client has used yet, or while every
+   * client is stopped: it first looks at every node, and writes nothing anywhere while any
+   * node holds a key that may be a lock (a key under the {@link RedlockConfig#keyPrefix() key
+   * prefix}, or with no prefix any key but the marker), or when it cannot rule that out (a
+   * node unreachable, or refusing the check). Each write then checks its node again,
+   * atomically. With {@code force}, it writes to every reachable node without looking: only
+   * when you know no client holds a lease. A lease whose keys are gone from every node (all
+   * restarted empty) cannot be seen by any check: do not declare a cluster fresh while
+   * clients may hold leases.
+   *
+   * <p>Needs, besides what {@link #create} needs, {@code EVAL} with {@code DBSIZE},
+   * {@code EXISTS}, {@code RANDOMKEY} and {@code KEYS} inside the script to look, and
+   * {@code SET} to write. Blocks for at most
+   * about twice the connect timeout per step.
+   *
+   * @param config the cluster, as clients use it (nodes, credentials, key prefix)
+   * @param force write without looking for keys
+   * @return what was done on each node; {@link InitReport#complete()} tells whether every
+   *     node is marked
+   * @throws RedlockConfigException as {@link #create} does (no transport, refused
+   *     credentials, a replica, two URIs reaching one server)
+   */
+  public static InitReport init(RedlockConfig config, boolean force) {
+    RedlockConfig plain = config.toBuilder().restartGuard(false).build();
+    try (Redlock redlock = create(plain)) {
+      return initOver(redlock.engine.nodes(), config, force);
+    }
+  }
+
+  /** {@link #init} over node clients the caller owns. */
+  static InitReport initOver(List<NodeClient> nodes, RedlockConfig config, boolean force) {
+    String key = FreshMarker.key(config.keyPrefix());
+    String prefix = config.keyPrefix();
+    long waitNanos = config.connectTimeout().toNanos();
+    List<CompletableFuture<NodeInfo>> infos = new ArrayList<>();
+    List<CompletableFuture<String>> found = new ArrayList<>();
+    for (NodeClient node : nodes) {
+      infos.add(safely(() -> node.info()));
+      found.add(force ? CompletableFuture.completedFuture("")
+          : safely(() -> node.findLockKeys(key, prefix)));
+    }
+    List<InitReport.NodeResult> looked = new ArrayList<>();
+    boolean clean = true;
+    for (int i = 0; i < nodes.size(); i++) {
+      String name = nodes.get(i).name();
+      Outcome<NodeInfo> info = outcome(infos.get(i), waitNanos);
+      Outcome<String> keys = outcome(found.get(i), waitNanos);
+      String runId = info.value == null ? null : info.value.runId();
+      if (info.value == null) {
+        looked.add(new InitReport.NodeResult(i, name, null, InitReport.Outcome.UNCHECKED,
+            "could not read its run_id: " + info.error));
+        clean = false;
+      } else if (keys.value == null) {
+        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.UNCHECKED,
+            "could not rule out lock keys: " + keys.error));
+        clean = false;
+      } else if (!keys.value.isEmpty()) {
+        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.HOLDS_KEYS,
+            keys.value));
+        clean = false;
+      } else {
+        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.NOT_WRITTEN,
+            ""));
+      }
+    }
+    if (!clean && !force) {
+      log.warn("init: nothing written; {}", looked);
+      return new InitReport(looked);
+    }
+    List<CompletableFuture<String>> writes = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      InitReport.NodeResult result = looked.get(i);
+      NodeClient node = nodes.get(i);
+      writes.add(result.runId() == null ? null : safely(() -> node.writeMarker(key,
+          FreshMarker.value(result.runId()), prefix, force)));
+    }
+    List<InitReport.NodeResult> done = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      InitReport.NodeResult result = looked.get(i);
+      if (writes.get(i) == null) {
+        done.add(result);
+        continue;
+      }
+      Outcome<String> written = outcome(writes.get(i), waitNanos);
+      InitReport.Outcome what = written.value == null ? InitReport.Outcome.UNCHECKED
+          : written.value.isEmpty() ? InitReport.Outcome.MARKED : InitReport.Outcome.HOLDS_KEYS;
+      String detail = written.value == null ? "could not write the marker: " + written.error
+          : written.value;
+      done.add(new InitReport.NodeResult(i, result.node(), result.runId(), what, detail));
+    }
+    log.info("init{}: {}", force ? " (forced)" : "", done);
+    return new InitReport(done);
+  }
+
+  private record Outcome<T>(T value, String error) {}
+
+  private static <T> CompletableFuture<T> safely(
+      java.util.function.Supplier<java.util.concurrent.CompletionStage<T>> call) {
+    try {
+      return call.get().toCompletableFuture();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private static <T> Outcome<T> outcome(CompletableFuture<T> future, long waitNanos) {
+    try {
+      return new Outcome<>(future.get(waitNanos, TimeUnit.NANOSECONDS), null);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Outcome<>(null, "interrupted");
+    } catch (TimeoutException e) {
+      return new Outcome<>(null, "no answer within the connect timeout");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
+          : cause.getMessage();
+      return new Outcome<>(null, message.replaceAll("\\s+", " "));
+    }
   }
 
   /** Waits, within the connect timeout, for the start-up checks of the nodes reached. */

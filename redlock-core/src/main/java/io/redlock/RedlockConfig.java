@@ -25,6 +25,13 @@ import java.util.Objects;
 public final class RedlockConfig {
   /** Default lease time to live, used by the methods that take no ttl: 30 s. */
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
+  /**
+   * Default longest ttl any lease of the cluster may use: 1 minute. The restart guard holds a
+   * restarted node back for this long (plus its drift margin), so it is kept short: work that
+   * takes longer should hold a short lease and extend it ({@link Lease#autoExtend()}), which
+   * keeps the lease safe after a crash of its holder too.
+   */
+  public static final Duration DEFAULT_MAX_TTL = Duration.ofMinutes(1);
   /** Default time one node has to answer one request: 50 ms. */
   public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
   /** Default time {@link Redlock#create} waits for the first connection to each node: 2 s. */
@@ -56,6 +63,7 @@ public final class RedlockConfig {
   private final String username;
   private final String password;
   private final Duration ttl;
+  private final Duration maxTtl;
   private final Duration nodeTimeout;
   private final Duration connectTimeout;
   private final double driftFactor;
@@ -72,6 +80,7 @@ public final class RedlockConfig {
     this.username = b.username;
     this.password = b.password;
     this.ttl = b.ttl;
+    this.maxTtl = b.maxTtl;
     this.nodeTimeout = b.nodeTimeout;
     this.connectTimeout = b.connectTimeout;
     this.driftFactor = b.driftFactor;
@@ -96,6 +105,7 @@ public final class RedlockConfig {
     b.username = username;
     b.password = password;
     b.ttl = ttl;
+    b.maxTtl = maxTtl;
     b.nodeTimeout = nodeTimeout;
     b.connectTimeout = connectTimeout;
     b.driftFactor = driftFactor;
@@ -127,6 +137,21 @@ public final class RedlockConfig {
   /** The lease time to live used by the methods that take none. */
   public Duration ttl() {
     return ttl;
+  }
+
+  /**
+   * The longest ttl a lease may have, for an acquisition or an extension: a longer one is
+   * refused with an {@link IllegalArgumentException}. It bounds the restart guard's window:
+   * a node counts once its process has been up for {@code maxTtl} plus its drift margin, by
+   * when every lease it may have forgotten has ended. Every client of one cluster must use
+   * the same value: a client whose ttl is longer than another client's maxTtl could hold
+   * a lease that a node restarted within that client's window has forgotten. Clients raise
+   * a register on every node to their {@code maxTtl} and wait out the longest value they
+   * read (see {@link FreshMarker#maxTtlKey}), which catches a mismatch once they have met
+   * there; it is no substitute for the rule.
+   */
+  public Duration maxTtl() {
+    return maxTtl;
   }
 
   /** How long one node has to answer one request before its vote counts as a timeout. */
@@ -176,9 +201,11 @@ public final class RedlockConfig {
 
   /**
    * Whether the restart guard is on: a node whose Redis process started (or whose clock
-   * jumped forward) less than the longest ttl in use ago does not count toward the quorum,
-   * since it may have forgotten locks. Turn it off only for nodes that persist every write
-   * (AOF with {@code appendfsync always}) and whose clocks are trusted not to jump.
+   * jumped forward or ran fast) less than {@link #maxTtl()} plus drift ago does not count
+   * toward the quorum, since it may have forgotten locks; a node declared fresh by
+   * {@link Redlock#init} in its current process, or one that persists every write and loaded
+   * its data at start, counts at once. Tests of the guard itself are the only good reason to
+   * turn it off.
    */
   public boolean restartGuard() {
     return restartGuard;
@@ -199,6 +226,7 @@ public final class RedlockConfig {
         + (username == null ? "" : ", username=" + username)
         + (password == null ? "" : ", password=****")
         + ", ttl=" + Durations.format(ttl)
+        + ", maxTtl=" + Durations.format(maxTtl)
         + ", nodeTimeout=" + Durations.format(nodeTimeout)
         + ", connectTimeout=" + Durations.format(connectTimeout)
         + ", driftFactor=" + driftFactor
@@ -221,7 +249,7 @@ public final class RedlockConfig {
     }
     RedlockConfig c = (RedlockConfig) o;
     return nodes.equals(c.nodes) && Objects.equals(username, c.username)
-        && Objects.equals(password, c.password) && ttl.equals(c.ttl)
+        && Objects.equals(password, c.password) && ttl.equals(c.ttl) && maxTtl.equals(c.maxTtl)
         && nodeTimeout.equals(c.nodeTimeout) && connectTimeout.equals(c.connectTimeout)
         && Double.compare(driftFactor, c.driftFactor) == 0 && retryCount == c.retryCount
         && retryDelay.equals(c.retryDelay) && retryJitter.equals(c.retryJitter)
@@ -232,7 +260,7 @@ public final class RedlockConfig {
 
   @Override
   public int hashCode() {
-    return Objects.hash(nodes, username, password, ttl, nodeTimeout, connectTimeout, driftFactor,
+    return Objects.hash(nodes, username, password, ttl, maxTtl, nodeTimeout, connectTimeout, driftFactor,
         retryCount, retryDelay, retryJitter, maxWait, keyPrefix, autoExtendThreshold,
         restartGuard);
   }
@@ -248,6 +276,7 @@ public final class RedlockConfig {
     private String username;
     private String password;
     private Duration ttl = DEFAULT_TTL;
+    private Duration maxTtl = DEFAULT_MAX_TTL;
     private Duration nodeTimeout = DEFAULT_NODE_TIMEOUT;
     private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
     private double driftFactor = DEFAULT_DRIFT_FACTOR;
@@ -296,6 +325,16 @@ public final class RedlockConfig {
     /** Lease time to live for the methods that take none; default {@link #DEFAULT_TTL}. */
     public Builder ttl(Duration ttl) {
       this.ttl = Objects.requireNonNull(ttl, "ttl");
+      return this;
+    }
+
+    /**
+     * The longest ttl any lease may use, at least {@code ttl}; default
+     * {@link #DEFAULT_MAX_TTL}. See {@link RedlockConfig#maxTtl()}: all clients of a cluster
+     * must use the same value.
+     */
+    public Builder maxTtl(Duration maxTtl) {
+      this.maxTtl = Objects.requireNonNull(maxTtl, "maxTtl");
       return this;
     }
 
@@ -354,8 +393,8 @@ public final class RedlockConfig {
     }
 
     /**
-     * Whether a node that restarted (or whose clock jumped forward) less than the longest ttl
-     * in use ago is kept out of the quorum; default on. See {@link RedlockConfig#restartGuard()}.
+     * Whether a node that restarted (or whose clock jumped forward) less than
+     * {@code maxTtl} plus drift ago is kept out of the quorum; default on. See {@link RedlockConfig#restartGuard()}.
      */
     public Builder restartGuard(boolean restartGuard) {
       this.restartGuard = restartGuard;
@@ -367,7 +406,8 @@ public final class RedlockConfig {
      *
      * @throws RedlockConfigException naming the first setting whose value is not accepted: any
      *     time over {@link #MAX_DURATION}, no nodes, a node that is not a URI with a host, two nodes that reach the same server,
-     *     a ttl under 1 ms or without validity left after the drift margin, a node timeout not
+     *     a ttl under 1 ms or without validity left after the drift margin, a ttl over
+     *     {@code maxTtl}, a node timeout not
      *     shorter than the ttl, a drift factor outside [0, 0.5), a negative retry count, delay,
      *     jitter or wait, a jitter larger than the delay, a key prefix over
      *     {@link #MAX_KEY_BYTES}, or an auto-extend threshold outside (0, 1)
@@ -375,6 +415,7 @@ public final class RedlockConfig {
     public RedlockConfig build() {
       checkNodes();
       checkAtMost("ttl", ttl);
+      checkAtMost("maxTtl", maxTtl);
       checkAtMost("nodeTimeout", nodeTimeout);
       checkAtMost("connectTimeout", connectTimeout);
       checkAtMost("retryDelay", retryDelay);
@@ -382,6 +423,11 @@ public final class RedlockConfig {
       checkAtMost("maxWait", maxWait);
       if (ttl.compareTo(Duration.ofMillis(1)) < 0) {
         throw refuse("ttl", Durations.format(ttl), "at least 1 ms");
+      }
+      if (ttl.compareTo(maxTtl) > 0) {
+        throw new RedlockConfigException("ttl " + Durations.format(ttl)
+            + " is not accepted: it must be at most maxTtl (" + Durations.format(maxTtl)
+            + "); raise maxTtl on every client of the cluster, or use a shorter ttl and extend");
       }
       if (nodeTimeout.isNegative() || nodeTimeout.isZero()) {
         throw refuse("nodeTimeout", Durations.format(nodeTimeout), "more than 0");

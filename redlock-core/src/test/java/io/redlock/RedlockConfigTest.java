@@ -101,7 +101,18 @@ class RedlockConfigTest {
     // acquire accepts at most 365 days (LockEngine.MAX_TTL); a config holding a longer default
     // ttl would make every acquire(resource) and tryAcquire(resource) throw
     refused(b -> b.ttl(Duration.ofDays(400)), "ttl", "365 days");
-    assertThatCode(() -> valid().ttl(Duration.ofDays(365)).build()).doesNotThrowAnyException();
+    refused(b -> b.maxTtl(Duration.ofDays(400)), "maxTtl", "365 days");
+    assertThatCode(() -> valid().maxTtl(Duration.ofDays(365)).ttl(Duration.ofDays(365)).build())
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void ttlAboveMaxTtlIsRefusedNamingBoth() {
+    refused(b -> b.ttl(Duration.ofSeconds(90)), "ttl 90 s", "maxTtl (60 s)");
+    refused(b -> b.maxTtl(Duration.ofSeconds(5)), "ttl 30 s", "maxTtl (5000 ms)");
+    assertThat(valid().build().maxTtl()).isEqualTo(RedlockConfig.DEFAULT_MAX_TTL);
+    assertThat(valid().maxTtl(Duration.ofMinutes(5)).build().toBuilder().build().maxTtl())
+        .isEqualTo(Duration.ofMinutes(5));
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.redlock.NodeOutcome.Vote;
 import io.redlock.sim.FakeTime;
 import io.redlock.sim.SimulatedNode;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,11 +18,23 @@ import org.junit.jupiter.api.Test;
 /** The restart guard and the start-up checks of DESIGN §3, over simulated nodes. */
 class RestartGuardTest {
   private static final Duration TTL = Duration.ofSeconds(10);
-  private static final Duration HOLD_BACK = Duration.ofMillis(10_000 + 100 + 2); // ttl + drift
+  /** maxTtl plus its drift margin, with maxTtl = TTL. */
+  private static final Duration HOLD_BACK = Duration.ofMillis(10_000 + 100 + 2);
+  private static final String MARKER = FreshMarker.key("");
+  private static final NodeInfo.Persistence AOF_ALWAYS =
+      new NodeInfo.Persistence(true, "always", false, true);
+
+  private static SimCluster cluster(int n) {
+    return new SimCluster(n, b -> b.ttl(TTL).maxTtl(TTL).retryCount(0));
+  }
+
+  private static LockUnavailableException failure(CompletableFuture<Lease> attempt) {
+    return (LockUnavailableException) SimCluster.failure(attempt);
+  }
 
   @Test
-  void aNodeRestartedEmptyIsHeldBackForTheLongestTtlPlusDrift() {
-    SimCluster c = new SimCluster(3, b -> b.ttl(TTL).retryCount(0));
+  void aNodeRestartedEmptyIsHeldBackForMaxTtlPlusDrift() {
+    SimCluster c = cluster(3);
     Lease lease = c.redlock.acquireAsync("r", TTL).join();
     // node 0 restarts and forgets our key: until every lease it may have forgotten has
     // ended, its votes must not count, or it could grant our resource to someone else
@@ -32,10 +45,8 @@ class RestartGuardTest {
     lease.release();
     c.time.advance(Duration.ofSeconds(1));
 
-    CompletableFuture<Lease> early = c.redlock.acquireAsync("s", TTL);
-    LockUnavailableException e = (LockUnavailableException) SimCluster.failure(early);
-    assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.ERROR);
-    assertThat(e.lastOutcomes().get(0).detail()).contains("restart guard");
+    LockUnavailableException e = failure(c.redlock.acquireAsync("s", TTL));
+    assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
     assertThat(c.node(0).lockRequests()).as("a held-back node is not asked").isEqualTo(1);
 
     c.time.advanceInSteps(HOLD_BACK, Duration.ofMillis(500));
@@ -43,8 +54,21 @@ class RestartGuardTest {
   }
 
   @Test
+  void theErrorSaysHowLongUntilHeldBackNodesCountAndHowToDeclareAClusterFresh() {
+    SimCluster c = cluster(3);
+    c.node(0).restartEmpty();
+    c.node(1).restartEmpty();
+    c.time.advance(Duration.ofSeconds(2));
+    LockUnavailableException e = failure(c.redlock.acquireAsync("r", TTL));
+    assertThat(e.lastOutcomes()).filteredOn(o -> o.vote() == Vote.HELD_BACK).hasSize(2);
+    // restarted at +0, probed at +1 s: one node more counts for a majority in 10.102 - 2 s
+    assertThat(e.getMessage()).contains("2 node(s) held back by the restart guard")
+        .contains("majority in 8102 ms").contains("redlock init");
+  }
+
+  @Test
   void aMinorityHeldBackDoesNotStopTheLock() {
-    SimCluster c = new SimCluster(5, b -> b.ttl(TTL));
+    SimCluster c = cluster(5);
     c.node(0).restartEmpty();
     c.node(1).restartEmpty();
     c.time.advance(Duration.ofSeconds(1));
@@ -54,26 +78,189 @@ class RestartGuardTest {
   }
 
   @Test
+  void aTtlAboveMaxTtlIsRefusedAndNeverWidensTheWindow() {
+    SimCluster c = cluster(3);
+    assertThatThrownBy(() -> c.redlock.acquireAsync("long", Duration.ofHours(6)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl 360 min").hasMessageContaining("maxTtl (10 s)");
+    Lease lease = c.redlock.acquireAsync("r", TTL).join();
+    assertThatThrownBy(() -> lease.extend(Duration.ofHours(6)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTtl");
+    lease.release();
+    c.node(0).restartEmpty();
+    c.node(1).crash();
+    c.time.advanceInSteps(HOLD_BACK.plusSeconds(1), Duration.ofMillis(500));
+    assertThat(c.redlock.acquireAsync("s", TTL)).as("node 0 counts after one window")
+        .isCompleted();
+  }
+
+  @Test
+  void everyClientRaisesTheClusterRegisterAndWaitsOutTheLongestMaxTtlInIt() {
+    SimCluster c = cluster(3);
+    assertThat(c.node(0).maxTtlRegister()).as("raised by the first probe").isEqualTo(10_000);
+    // another client of the cluster uses maxTtl 30 s: its leases may outlive our window
+    c.node(2).maxTtlRegister(Duration.ofSeconds(30));
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(0).restartEmpty();
+    c.node(1).crash();
+    c.time.advanceInSteps(HOLD_BACK.plusSeconds(2), Duration.ofMillis(500));
+    LockUnavailableException e = failure(c.redlock.acquireAsync("r", TTL));
+    assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(e.lastOutcomes().get(0).detail()).contains("of 30.302 s");
+    c.time.advanceInSteps(Duration.ofSeconds(20), Duration.ofMillis(500));
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
   void aNodeWhoseClockJumpedForwardIsHeldBackLikeARestartedOne() {
-    SimCluster c = new SimCluster(3, b -> b.ttl(TTL).retryCount(0));
+    SimCluster c = cluster(3);
     c.time.advance(Duration.ofSeconds(1)); // a first periodic probe: the clock's baseline
     c.node(0).jumpClock(Duration.ofSeconds(30));
     c.time.advance(Duration.ofSeconds(1)); // the next probe sees 31 s pass in 1 s
     c.node(1).crash();
-    LockUnavailableException e =
-        (LockUnavailableException) SimCluster.failure(c.redlock.acquireAsync("r", TTL));
-    assertThat(e.lastOutcomes().get(0).detail()).contains("restart guard");
+    assertThat(failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+        .isEqualTo(Vote.HELD_BACK);
   }
 
   @Test
-  void aSlowlyDriftingClockWithinTheMarginIsNotAJump() {
-    SimCluster c = new SimCluster(3, b -> b.ttl(TTL));
-    for (int second = 0; second < 20; second++) {
-      c.node(0).jumpClock(Duration.ofMillis(50)); // 5 % fast: under the 102 ms margin a second
+  void aStepBeyondTwoMillisecondsIsFlagged() {
+    SimCluster c = cluster(3);
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(0).jumpClock(Duration.ofMillis(15)); // more than 2 ms + 1 % of the 1 s between probes
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(1).crash();
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompletedExceptionally();
+  }
+
+  @Test
+  void aClockRunningWithinDriftFactorIsNotFlagged() {
+    SimCluster c = cluster(3);
+    for (int second = 0; second < 120; second++) {
+      c.node(0).jumpClock(Duration.ofMillis(9)); // 0.9 % fast: within driftFactor 1 %
       c.time.advance(Duration.ofSeconds(1));
     }
     c.node(1).crash();
     assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
+  void aClockFivePercentFastIsFlaggedAndNeverCounts() {
+    SimCluster c = cluster(3);
+    for (int second = 0; second < 60; second++) {
+      c.node(0).jumpClock(Duration.ofMillis(50)); // 5 % fast, each second under the step check
+      c.time.advance(Duration.ofSeconds(1));
+    }
+    c.node(1).crash();
+    assertThat(failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+        .isEqualTo(Vote.HELD_BACK);
+  }
+
+  @Test
+  void aStepCutIntoPiecesUnderTheStepCheckIsCaughtByTheBaseline() {
+    SimCluster c = cluster(3);
+    for (int second = 0; second < 60; second++) {
+      // 11 ms a second: under the per-probe tolerance (2 ms + 1 % of 1 s), over driftFactor
+      c.node(0).jumpClock(Duration.ofMillis(11));
+      c.time.advance(Duration.ofSeconds(1));
+    }
+    c.node(1).crash();
+    assertThat(failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+        .isEqualTo(Vote.HELD_BACK);
+  }
+
+  @Test
+  void aNodeDeclaredFreshCountsAtOnceUntilItRestarts() {
+    SimCluster c = cluster(3);
+    for (SimulatedNode node : c.nodes) {
+      node.restartEmpty(); // a brand-new cluster
+    }
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(c.redlock.acquireAsync("before", TTL)).isCompletedExceptionally();
+
+    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    assertThat(report.complete()).isTrue();
+    assertThat(c.node(0).valueOf(MARKER)).isEqualTo(FreshMarker.value(c.node(0).runId()));
+    c.time.advance(Duration.ofSeconds(1)); // the next probe reads the marker
+    c.redlock.acquireAsync("after", TTL).join().release();
+
+    c.node(0).restartEmpty(); // the marker is gone with the keys
+    c.node(1).crash();
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(failure(c.redlock.acquireAsync("restarted", TTL)).lastOutcomes().get(0).vote())
+        .isEqualTo(Vote.HELD_BACK);
+  }
+
+  @Test
+  void aMarkerOfAnEarlierProcessDoesNotCountWithoutPersistence() {
+    SimCluster c = cluster(3);
+    c.node(0).putPersistent(MARKER, FreshMarker.value(c.node(0).runId()));
+    c.node(0).crash();
+    c.node(0).recover(); // keys kept (as if loaded from disk), new run_id, no AOF reported
+    c.node(1).crash();
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+        .isEqualTo(Vote.HELD_BACK);
+  }
+
+  @Test
+  void aNodeThatPersistsEveryWriteAndLoadedItsDataCountsAtOnceAfterARestart() {
+    SimCluster c = cluster(3);
+    c.node(0).putPersistent(MARKER, FreshMarker.value(c.node(0).runId()));
+    c.node(0).persistence(AOF_ALWAYS);
+    c.node(0).crash();
+    c.node(0).recover(); // the marker of the earlier process proves the data was loaded
+    c.node(1).crash();
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
+  void persistenceDoesNotCountWithoutLoadedDataOrAfterARewrite() {
+    SimCluster c = cluster(3);
+    c.node(0).persistence(AOF_ALWAYS);
+    c.node(0).restartEmpty(); // AOF on, but nothing loaded: no marker of an earlier process
+    c.node(1).crash();
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompletedExceptionally();
+
+    c.node(1).recover();
+    c.node(2).putPersistent(MARKER, FreshMarker.value("an-earlier-process"));
+    // AOF switched on at run time: it rewrote the file from what memory held
+    c.node(2).persistence(new NodeInfo.Persistence(true, "always", true, true));
+    c.node(2).crash();
+    c.node(2).recover();
+    c.node(1).crash();
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(c.redlock.acquireAsync("s", TTL)).isCompletedExceptionally();
+  }
+
+  @Test
+  void aNewRunIdIsNotTrustedToHaveStartedBeforeTheOldProcessLastAnswered() {
+    SimCluster c = cluster(3);
+    c.time.advance(Duration.ofSeconds(1));
+    // restarted empty, then its wall clock stepped: it claims to have been up for an hour
+    c.node(0).restartEmptyClaimingUptime(Duration.ofHours(1));
+    c.node(1).crash();
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+        .isEqualTo(Vote.HELD_BACK);
+    c.time.advanceInSteps(HOLD_BACK, Duration.ofMillis(500));
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
+  void aNodeThatRefusesTheProbeIsNamedInTheError() {
+    FakeTime time = new FakeTime();
+    List<SimulatedNode> nodes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      nodes.add(new SimulatedNode("sim://acl" + i, time));
+    }
+    nodes.get(0).refuseInfo("NOPERM this user has no permissions to run the 'info' command");
+    nodes.get(1).crash();
+    Redlock redlock = redlockOver(nodes, time);
+    NodeOutcome outcome = failure(redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("refused").contains("NOPERM");
   }
 
   @Test
@@ -94,10 +281,47 @@ class RestartGuardTest {
       nodes.add(node);
     }
     Redlock redlock = redlockOver(nodes, time);
-    assertThat(redlock.acquireAsync("r", TTL)).isNotCompleted();
+    assertThat(redlock.acquireAsync("r", TTL)).isCompletedExceptionally();
     time.advanceInSteps(HOLD_BACK.plusSeconds(1), Duration.ofMillis(100));
-    // the acquisition's retries (default budget: 10 s) ran out first; a new one succeeds
     assertThat(redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
+  void initRefusesAClusterWhereANodeHoldsKeysAndWritesNothing() {
+    SimCluster c = cluster(3);
+    c.node(2).put("orders:42", "someone", TTL);
+    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    assertThat(report.complete()).isFalse();
+    assertThat(report.nodes().get(2).outcome()).isEqualTo(InitReport.Outcome.HOLDS_KEYS);
+    assertThat(report.nodes().get(2).detail()).contains("1 key");
+    assertThat(report.nodes().get(0).outcome()).isEqualTo(InitReport.Outcome.NOT_WRITTEN);
+    for (SimulatedNode node : c.nodes) {
+      assertThat(node.valueOf(MARKER)).isNull();
+    }
+    InitReport forced = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), true);
+    assertThat(forced.complete()).isTrue();
+    assertThat(c.node(2).valueOf(MARKER)).isEqualTo(FreshMarker.value(c.node(2).runId()));
+  }
+
+  @Test
+  void initWithAKeyPrefixLooksOnlyUnderThePrefixAndMarksUnderIt() {
+    SimCluster c = new SimCluster(3, b -> b.ttl(TTL).maxTtl(TTL).keyPrefix("app:"));
+    c.node(0).put("other-app:x", "v", TTL);
+    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    assertThat(report.complete()).isTrue();
+    assertThat(c.node(0).valueOf("app:" + FreshMarker.KEY_SUFFIX)).startsWith("redlock-fresh/1");
+    c.node(1).put("app:orders", "v", TTL);
+    assertThat(Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false).complete())
+        .isFalse();
+  }
+
+  @Test
+  void initRefusesWhenANodeCannotBeChecked() {
+    SimCluster c = cluster(3);
+    c.node(1).crash();
+    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    assertThat(report.nodes().get(1).outcome()).isEqualTo(InitReport.Outcome.UNCHECKED);
+    assertThat(c.node(0).valueOf(MARKER)).isNull();
   }
 
   @Test
@@ -128,7 +352,8 @@ class RestartGuardTest {
     for (SimulatedNode node : nodes) {
       uris.add(node.name());
     }
-    RedlockConfig config = RedlockConfig.builder().nodes(uris).ttl(TTL).build();
+    RedlockConfig config = RedlockConfig.builder().nodes(uris).ttl(TTL).maxTtl(TTL)
+        .retryCount(0).build();
     try {
       return Redlock.over(config, List.<NodeClient>copyOf(nodes), time, new Random(1),
           Runnable::run);

@@ -39,7 +39,7 @@ public final class ConnectionOptions {
 
   /** The keys a config file may hold. */
   static final Set<String> CONFIG_KEYS = new TreeSet<>(List.of("nodes", "username",
-      "password-file", "ttl", "node-timeout", "connect-timeout", "key-prefix",
+      "password-file", "ttl", "max-ttl", "node-timeout", "connect-timeout", "key-prefix",
       "restart-guard"));
 
   @Spec(Spec.Target.MIXEE)
@@ -51,7 +51,8 @@ public final class ConnectionOptions {
   List<String> nodes;
 
   @Option(names = "--config", paramLabel = "<file>",
-      description = "A key=value file with nodes, username, password-file, ttl, node-timeout,"
+      description = "A key=value file with nodes, username, password-file, ttl, max-ttl,"
+          + " node-timeout,"
           + " connect-timeout, key-prefix (else the file named by REDLOCK_CONFIG).")
   Path config;
 
@@ -63,6 +64,13 @@ public final class ConnectionOptions {
       description = "File holding the password (one line) for nodes whose URI holds none"
           + " (else REDLOCK_PASSWORD, else password-file= in the config file).")
   Path passwordFile;
+
+  @Option(names = "--max-ttl", converter = DurationConverter.class,
+      paramLabel = "<duration>",
+      description = "The longest ttl any client of the cluster uses; the restart guard holds a"
+          + " restarted node back this long. The same on every client (default: 1m; else"
+          + " max-ttl= in the config file).")
+  Duration maxTtl;
 
   @Option(names = "--node-timeout", converter = DurationConverter.class,
       paramLabel = "<duration>",
@@ -79,10 +87,10 @@ public final class ConnectionOptions {
   String keyPrefix;
 
   @Option(names = "--no-restart-guard",
-      description = "Count a node whose Redis process started less than a ttl ago (by default"
-          + " it is held back, as it may have forgotten locks). Only for nodes that persist"
-          + " every write and whose clocks do not jump; else restart-guard=false in the config"
-          + " file.")
+      description = "Count a node whose Redis process started less than max-ttl ago (by default"
+          + " it is held back, as it may have forgotten locks, unless 'redlock init' declared"
+          + " it fresh or it persists every write). Only to show what goes wrong; else"
+          + " restart-guard=false in the config file.")
   boolean noRestartGuard;
 
   /** The environment; replaced by tests. */
@@ -90,7 +98,7 @@ public final class ConnectionOptions {
 
   /** The settings resolved from the command line, environment and config file. */
   record Settings(List<String> nodes, String username, String password, Optional<Duration> ttl,
-      Duration nodeTimeout, Duration connectTimeout, String keyPrefix, boolean restartGuard,
+      Optional<Duration> maxTtl, Duration nodeTimeout, Duration connectTimeout, String keyPrefix, boolean restartGuard,
       String nodesSource) {
 
     /** A config builder with these settings (ttl and retries left to the caller). */
@@ -101,6 +109,7 @@ public final class ConnectionOptions {
           .connectTimeout(connectTimeout)
           .keyPrefix(keyPrefix)
           .restartGuard(restartGuard);
+      maxTtl.ifPresent(b::maxTtl);
       if (username != null) {
         b.username(username);
       }
@@ -167,13 +176,15 @@ public final class ConnectionOptions {
     }
 
     Optional<Duration> ttl = Optional.ofNullable(fileDuration(file, "ttl", inFile));
+    Optional<Duration> longest = Optional.ofNullable(maxTtl != null ? maxTtl
+        : fileDuration(file, "max-ttl", inFile));
     Duration nt = nodeTimeout != null ? nodeTimeout : fileDuration(file, "node-timeout", inFile);
     Duration ct = connectTimeout != null ? connectTimeout
         : fileDuration(file, "connect-timeout", inFile);
     String prefix = keyPrefix != null ? keyPrefix : file.getProperty("key-prefix", "").trim();
     boolean guard = !noRestartGuard && fileBoolean(file, "restart-guard", inFile,
         RedlockConfig.DEFAULT_RESTART_GUARD);
-    return new Settings(nodeList, user, password, ttl,
+    return new Settings(nodeList, user, password, ttl, longest,
         nt != null ? nt : RedlockConfig.DEFAULT_NODE_TIMEOUT,
         ct != null ? ct : RedlockConfig.DEFAULT_CONNECT_TIMEOUT, prefix, guard, nodesSource);
   }
@@ -204,6 +215,7 @@ public final class ConnectionOptions {
       String where = switch (setting) {
         case "nodes" -> settings.nodesSource();
         case "ttl" -> "option '--ttl'";
+        case "maxTtl" -> "option '--max-ttl'";
         case "nodeTimeout" -> "option '--node-timeout'";
         case "connectTimeout" -> "option '--connect-timeout'";
         case "maxWait" -> "option '--wait'";

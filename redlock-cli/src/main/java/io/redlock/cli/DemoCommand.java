@@ -74,8 +74,6 @@ final class DemoCommand implements Callable<Integer> {
    */
   private static final String ACQUISITION_LOG_LEVEL =
       "org.slf4j.simpleLogger.log.io.redlock.internal.Acquisition";
-  /** How the detail of a node's vote begins when the restart guard held the node back. */
-  static final String HELD_BACK = "held back by the restart guard";
 
   @Spec
   CommandSpec spec;

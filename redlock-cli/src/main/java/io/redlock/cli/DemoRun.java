@@ -55,11 +55,21 @@ final class DemoRun {
   DemoStats run(RedisServers servers) throws InterruptedException {
     // One attempt per acquire call: the workers retry themselves, so that every failed
     // attempt, with what each node answered, is seen (and the restart guard with it).
+    // maxTtl = ttl: a node restarted empty is held back for one ttl (plus drift), which the
+    // demo shows within its run.
     RedlockConfig config = RedlockConfig.builder()
         .nodes(servers.uris())
         .ttl(ttl)
+        .maxTtl(ttl)
         .retryCount(0)
         .build();
+    // The servers were just started and hold nothing: declare them fresh, as an operator
+    // does for a new cluster with 'redlock init', so that they count at once.
+    io.redlock.InitReport init = Redlock.init(config, false);
+    if (!init.complete()) {
+      throw new IllegalStateException("could not declare the demo's servers fresh: "
+          + init.nodes());
+    }
     DemoStats stats;
     try (Redlock first = Redlock.create(config);
         Redlock second = Redlock.create(config)) {

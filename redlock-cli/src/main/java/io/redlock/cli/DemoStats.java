@@ -47,9 +47,7 @@ final class DemoStats {
   /** First and last such attempt, in nanoseconds since the start; -1 before any. */
   final AtomicLong firstHeldBack = new AtomicLong(-1);
   final AtomicLong lastHeldBack = new AtomicLong(-1);
-  /** Of those, the ones in which it answered probes but had not been up long enough. */
-  final LongAdder heldBackRecent = new LongAdder();
-  /** An example of what a held-back node's vote said; preferably an "up for" one. */
+  /** An example of what a held-back node's vote said: the latest. */
   final AtomicReference<String> heldBackDetail = new AtomicReference<>("");
   /** How long the restart guard holds a restarted node back: ttl plus drift margin. */
   volatile Duration holdBack = Duration.ZERO;
@@ -93,28 +91,19 @@ final class DemoStats {
    */
   void noteHeldBack(List<NodeOutcome> outcomes, long attemptStart) {
     boolean seen = false;
-    boolean recent = false;
     for (NodeOutcome outcome : outcomes) {
       long restarted = outcome.index() < restartedAt.length()
           ? restartedAt.get(outcome.index()) : 0;
       if (restarted != 0 && attemptStart - restarted >= 0
-          && outcome.detail().startsWith(DemoCommand.HELD_BACK)) {
+          && outcome.vote() == NodeOutcome.Vote.HELD_BACK) {
         seen = true;
-        // "up for X of Y": reconnected and probed, but not up for the hold-back time yet;
-        // otherwise not yet probed since the connection came back.
-        boolean upFor = outcome.detail().contains("up for");
-        recent |= upFor;
         String detail = "node " + outcome.index() + ": " + outcome.detail();
-        heldBackDetail.accumulateAndGet(detail,
-            (old, now) -> old.isEmpty() || upFor ? now : old);
+        heldBackDetail.accumulateAndGet(detail, (old, now) -> now);
       }
     }
     if (seen) {
       long now = System.nanoTime() - startNanos;
       heldBack.increment();
-      if (recent) {
-        heldBackRecent.increment();
-      }
       firstHeldBack.accumulateAndGet(now, (a, b) -> a < 0 ? b : Math.min(a, b));
       lastHeldBack.accumulateAndGet(now, Math::max);
     }

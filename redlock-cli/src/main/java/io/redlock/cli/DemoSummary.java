@@ -51,13 +51,11 @@ final class DemoSummary {
     table.println();
     long heldBack = stats.heldBack.sum();
     if (heldBack > 0) {
-      long recent = stats.heldBackRecent.sum();
       table.printf(Locale.ROOT, "Restart guard: %d failed attempt(s) after the restart found the"
-          + " restarted node held back, from +%.1fs to +%.1fs: %d while its connection was not"
-          + " yet back and probed, %d while it had been up for less than %.1fs; e.g. \"%s\".%n",
-          heldBack, stats.firstHeldBack.get() / 1e9, stats.lastHeldBack.get() / 1e9,
-          heldBack - recent, recent, stats.holdBack.toMillis() / 1e3,
-          stats.heldBackDetail.get());
+          + " restarted node held back (until reconnected, probed and up for %.1fs), from"
+          + " +%.1fs to +%.1fs; e.g. \"%s\".%n",
+          heldBack, stats.holdBack.toMillis() / 1e3, stats.firstHeldBack.get() / 1e9,
+          stats.lastHeldBack.get() / 1e9, stats.heldBackDetail.get());
     } else if (stats.restartedAt.get(0) != 0) {
       table.println("Restart guard: no failed attempt after the restart happened to show the"
           + " restarted node held back (only failed attempts report each node's answer).");

@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Redlock, a distributed lock over independent Redis masters.",
-    subcommands = {ExecCommand.class, StatusCommand.class, DemoCommand.class,
+    subcommands = {ExecCommand.class, StatusCommand.class, InitCommand.class, DoctorCommand.class,
+        DemoCommand.class,
         TortureCommand.class, AutoComplete.GenerateCompletion.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {

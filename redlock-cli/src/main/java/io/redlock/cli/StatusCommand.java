@@ -10,6 +10,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -46,7 +47,8 @@ import picocli.CommandLine.Spec;
     header = "Shows what each node holds for a resource, and the quorum verdict.",
     description = {
         "Shows, per node, whether it is reachable, its role and uptime, whether the restart"
-            + " guard would hold it back (up for less than the ttl plus drift), and whether it"
+            + " guard would hold it back (up for less than max-ttl plus drift, without a fresh"
+            + " marker from 'redlock init'), and whether it"
             + " holds"
             + " RESOURCE (token prefix and remaining ttl); then the quorum verdict: held (a"
             + " majority hold the same token), free (a majority answered without it) or"
@@ -72,7 +74,12 @@ final class StatusCommand implements Callable<Integer> {
 
   /** What one node said; {@code error} is set when it could not be asked. */
   record NodeState(String node, String error, String role, Long uptimeSeconds, String value,
-      Long pttl) {
+      Long pttl, String runId, String marker) {
+    NodeState(String node, String error, String role, Long uptimeSeconds, String value,
+        Long pttl) {
+      this(node, error, role, uptimeSeconds, value, pttl, null, null);
+    }
+
     boolean reachable() {
       return error == null;
     }
@@ -92,13 +99,13 @@ final class StatusCommand implements Callable<Integer> {
     out.println("resource " + resource + (key.equals(resource) ? "" : " (key " + key + ")")
         + ", " + states.size() + " node(s), quorum " + quorum);
     // What a Redlock with these settings would make of each node: the restart guard holds
-    // back a node up for less than the ttl plus its drift margin (the longest ttl a client
-    // uses is not known here: the configured one stands in for it).
+    // back a node up for less than maxTtl plus its drift margin, unless the fresh marker
+    // names its current process. (Persistence and the clock are checked by 'redlock doctor'.)
     Duration holdBack = null;
     if (settings.restartGuard()) {
-      Duration ttl = settings.ttl().orElse(RedlockConfig.DEFAULT_TTL);
-      holdBack = ttl.plus(RedlockConfig.DRIFT_FLOOR).plus(Duration.ofMillis(
-          (long) Math.ceil(ttl.toMillis() * RedlockConfig.DEFAULT_DRIFT_FACTOR)));
+      Duration maxTtl = settings.maxTtl().orElse(RedlockConfig.DEFAULT_MAX_TTL);
+      holdBack = maxTtl.plus(RedlockConfig.DRIFT_FLOOR).plus(Duration.ofMillis(
+          (long) Math.ceil(maxTtl.toMillis() * RedlockConfig.DEFAULT_DRIFT_FACTOR)));
     }
     printTable(out, states, holdBack);
     Verdict verdict = verdict(states);
@@ -207,13 +214,15 @@ final class StatusCommand implements Callable<Integer> {
           + redis.info("replication"));
       String value = redis.get(key);
       Long pttl = redis.pttl(key);
+      String marker = redis.get(FreshMarker.key(settings.keyPrefix()));
       Long uptime = null;
       try {
         uptime = Long.valueOf(info.getOrDefault("uptime_in_seconds", ""));
       } catch (NumberFormatException e) {
         // left unknown
       }
-      return new NodeState(name, null, info.getOrDefault("role", "?"), uptime, value, pttl);
+      return new NodeState(name, null, info.getOrDefault("role", "?"), uptime, value, pttl,
+          info.get("run_id"), marker);
     } catch (RuntimeException e) {
       return new NodeState(name, oneLine(e), null, null, null, null);
     } finally {
@@ -239,6 +248,9 @@ final class StatusCommand implements Callable<Integer> {
     }
     if (!"master".equals(s.role())) {
       return "excluded (not a master)";
+    }
+    if (s.runId() != null && FreshMarker.names(s.marker(), s.runId())) {
+      return "counts (fresh marker)";
     }
     if (s.uptimeSeconds() == null) {
       return "?";

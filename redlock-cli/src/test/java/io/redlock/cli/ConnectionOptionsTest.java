@@ -66,6 +66,24 @@ class ConnectionOptionsTest {
   }
 
   @Test
+  void maxTtlComesFromTheOptionOrTheConfigFileAndATtlAboveItNamesTheOption() throws IOException {
+    Path config = Files.writeString(dir.resolve("max.properties"),
+        "nodes=redis://f1:1\nmax-ttl=2m\nttl=90s\n");
+    ConnectionOptions options = parse(Map.of(), "--config", config.toString());
+    ConnectionOptions.Settings fromFile = options.resolve();
+    assertThat(fromFile.maxTtl()).contains(Duration.ofMinutes(2));
+    assertThat(options.build(fromFile, fromFile.builder().ttl(fromFile.ttl().get())).maxTtl())
+        .isEqualTo(Duration.ofMinutes(2));
+
+    ConnectionOptions tight = parse(Map.of(), "--config", config.toString(), "--max-ttl", "30s");
+    ConnectionOptions.Settings fromCli = tight.resolve();
+    assertThat(fromCli.maxTtl()).contains(Duration.ofSeconds(30));
+    assertThatThrownBy(() -> tight.build(fromCli, fromCli.builder().ttl(fromCli.ttl().get())))
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("option '--ttl'").hasMessageContaining("maxTtl (30 s)");
+  }
+
+  @Test
   void refusalsNameTheCulprit() throws IOException {
     Path unknown = Files.writeString(dir.resolve("u.properties"), "nodes=redis://a:1\nfoo=1\n");
     assertThatThrownBy(() -> parse(Map.of(), "--config", unknown.toString()).resolve())

@@ -36,6 +36,11 @@ class RedlockCliIT {
   static void startRedis() {
     redis = RedisServers.start(3);
     nodes = String.join(",", redis.uris());
+    // A brand-new cluster: declared fresh as an operator would, so that the restart guard
+    // (on, as in production) counts its nodes at once.
+    StringWriter out = new StringWriter();
+    assertThat(run(out, "init", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
+    assertThat(out.toString()).contains("every node is declared fresh");
   }
 
   @AfterAll
@@ -143,8 +148,9 @@ class RedlockCliIT {
     assertThat(run(free, "status", "--nodes", nodes, "nobody")).isEqualTo(ExitCodes.OK);
     assertThat(free.toString()).contains("verdict: free").contains("master");
     assertThat(free.toString().lines().filter(l -> l.startsWith("redis://"))).hasSize(3)
-        // NODE REACHABLE ROLE UPTIME GUARD HELD TTL TOKEN (the guard is off in these tests)
-        .allMatch(l -> l.matches("\\S+\\s+yes\\s+master\\s+\\S+\\s+off\\s+no\\s+-\\s+-.*"));
+        // NODE REACHABLE ROLE UPTIME GUARD HELD TTL TOKEN (declared fresh by init)
+        .allMatch(l -> l.matches(
+            "\\S+\\s+yes\\s+master\\s+\\S+\\s+counts \\(fresh marker\\)\\s+no\\s+-\\s+-.*"));
 
     redis.command(0, "SET", "split", "aaaaaaaaaa", "PX", "60000");
     redis.command(1, "SET", "split", "bbbbbbbbbb", "PX", "60000");
@@ -161,29 +167,80 @@ class RedlockCliIT {
     }
   }
 
+  @Test
+  void initRefusesAClusterWithLockKeysNamingTheNodeAndForceWritesAnyway() {
+    try (RedisServers used = RedisServers.start(3)) {
+      String usedNodes = String.join(",", used.uris());
+      used.command(1, "SET", "orders:42", "someone", "PX", "60000");
+      StringWriter out = new StringWriter();
+      assertThat(run(out, "init", "--nodes", usedNodes)).isEqualTo(ExitCodes.VIOLATION);
+      assertThat(out.toString()).contains(used.uri(1) + "  refused: holds 1 key(s)")
+          .contains("orders:42");
+      assertThat(used.command(0, "GET", "__redlock__:fresh")).isNull();
+      assertThat(run("init", "--nodes", usedNodes, "--force")).isEqualTo(ExitCodes.OK);
+      assertThat((String) used.command(1, "GET", "__redlock__:fresh"))
+          .startsWith("redlock-fresh/1 run_id=");
+    }
+  }
+
+  @Test
+  void doctorIsHealthyOnAGoodClusterAndFailsOnEvictionAndOnOneServerTwice() {
+    StringWriter healthy = new StringWriter();
+    assertThat(run(healthy, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
+    assertThat(healthy.toString()).contains("verdict: healthy")
+        .contains("counts (fresh marker)");
+
+    redis.command(2, "CONFIG", "SET", "maxmemory", "100mb");
+    redis.command(2, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+    try {
+      StringWriter evicting = new StringWriter();
+      assertThat(run(evicting, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.VIOLATION);
+      assertThat(evicting.toString()).contains("PROBLEM " + redis.uri(2) + " eviction")
+          .contains("allkeys-lru").contains("verdict: safety problem");
+      StringWriter json = new StringWriter();
+      assertThat(run(json, "doctor", "--json", "--nodes", nodes))
+          .isEqualTo(ExitCodes.VIOLATION);
+      assertThat(json.toString()).startsWith("{\"verdict\":\"safety problem\"")
+          .contains("\"maxmemoryPolicy\":\"allkeys-lru\"");
+    } finally {
+      redis.command(2, "CONFIG", "SET", "maxmemory", "0");
+      redis.command(2, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+    }
+
+    String twice = nodes + ",redis://localhost:" + redis.port(0);
+    StringWriter duplicate = new StringWriter();
+    assertThat(run(duplicate, "doctor", "--nodes", twice)).isEqualTo(ExitCodes.VIOLATION);
+    assertThat(duplicate.toString()).contains("the same server as " + redis.uri(0));
+  }
+
+  @Test
+  void doctorShowsAnUnreachableNodeAsARowNotAStackTrace() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {
+      closedPort = probe.getLocalPort();
+    }
+    String unreachable = "redis://127.0.0.1:" + closedPort;
+    StringWriter out = new StringWriter();
+    assertThat(run(out, "doctor", "--nodes", nodes + "," + unreachable,
+        "--connect-timeout", "500ms")).isEqualTo(ExitCodes.OK);
+    assertThat(out.toString()).containsPattern(java.util.regex.Pattern.quote(unreachable)
+        + "\\s+no: ").contains("WARN " + unreachable + " reachable")
+        .doesNotContain("Exception").doesNotContain("\tat ");
+    StringWriter none = new StringWriter();
+    assertThat(run(none, "doctor", "--nodes", unreachable, "--connect-timeout", "500ms"))
+        .isEqualTo(ExitCodes.FAILURE);
+  }
+
   // --- helpers ---
 
   private static int run(String... args) {
     return run(new StringWriter(), args);
   }
 
-  /**
-   * The servers were started a moment ago: without opting out, the restart guard would hold
-   * them back for a ttl (30 s by default) before any lock could be taken.
-   */
-  private static String[] unguarded(String... args) {
-    if (args.length == 0 || !(args[0].equals("exec") || args[0].equals("status"))) {
-      return args;
-    }
-    List<String> all = new ArrayList<>(List.of(args));
-    all.add(1, "--no-restart-guard");
-    return all.toArray(String[]::new);
-  }
-
   private static int run(StringWriter out, String... args) {
     StringWriter err = new StringWriter();
     int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-        .execute(unguarded(args));
+        .execute(args);
     System.err.print(err);
     return code;
   }
@@ -201,7 +258,7 @@ class RedlockCliIT {
       command.add(System.getProperty("java.class.path"));
       command.add(Main.class.getName());
     }
-    command.addAll(List.of(unguarded(args)));
+    command.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(command)
         .redirectOutput(ProcessBuilder.Redirect.INHERIT)
         .redirectError(ProcessBuilder.Redirect.INHERIT);

@@ -190,13 +190,8 @@ final class Acquisition {
       }
       return;
     }
-    int heldBack = 0;
-    for (NodeOutcome outcome : decision.outcomes()) {
-      if (outcome.detail().startsWith(RestartGuard.HELD_BACK)) {
-        heldBack++;
-      }
-    }
-    int unhealthy = decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR) - heldBack;
+    int heldBack = decision.count(Vote.HELD_BACK);
+    int unhealthy = decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR);
     int granted = decision.count(Vote.GRANTED);
     if (!decision.reached() && granted + unhealthy >= engine.quorum()) {
       // Without the failing nodes, the lock might have been ours: worth a WARN.
@@ -207,9 +202,46 @@ final class Acquisition {
       log.debug("could not acquire resource={}: nodes held back by the restart guard;"
           + " outcomes={}", resources, decision.outcomes());
     }
+    if (heldBack > 0 && !decision.reached()) {
+      reason += heldBackReason(decision.outcomes());
+    }
     LockUnavailableException unavailable = new LockUnavailableException(resources, attempts,
         Duration.ofNanos(now - startNanos), reason, decision.outcomes());
     // Report the failure once the undo is on its way to every node (see the class comment).
     sent.whenComplete((ignored, error) -> result.completeExceptionally(unavailable));
+  }
+
+  /**
+   * What the restart guard adds to a failure: how many nodes it held back, how long until
+   * enough of them count for a majority, and how to declare a brand-new cluster fresh.
+   */
+  private String heldBackReason(List<NodeOutcome> outcomes) {
+    RestartGuard guard = engine.guard();
+    int usable = 0;
+    List<Long> waits = new java.util.ArrayList<>();
+    for (NodeOutcome outcome : outcomes) {
+      if (outcome.vote() != Vote.HELD_BACK) {
+        if (outcome.vote() == Vote.GRANTED || outcome.vote() == Vote.TAKEN
+            || outcome.vote() == Vote.PENDING) {
+          usable++;
+        }
+        continue;
+      }
+      waits.add(guard.nanosUntilCounts(outcome.index()));
+    }
+    waits.sort((a, b) -> a < 0 ? (b < 0 ? 0 : 1) : b < 0 ? -1 : Long.compare(a, b));
+    int missing = engine.quorum() - usable;
+    String when;
+    if (missing <= 0) {
+      when = "they did not decide it: the nodes that count could have made a majority";
+    } else if (missing <= waits.size() && waits.get(missing - 1) >= 0) {
+      when = "enough of them count for a majority in "
+          + Durations.formatNanos(waits.get(missing - 1));
+    } else {
+      when = "when they count is not known yet (not probed, or the probe was refused)";
+    }
+    return "; " + waits.size() + " node(s) held back by the restart guard, as they may have"
+        + " forgotten locks; " + when + "; a brand-new cluster holds no locks: declare it"
+        + " fresh with 'redlock init' (Redlock.init) and its nodes count at once";
   }
 }

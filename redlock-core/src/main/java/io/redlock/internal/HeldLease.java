@@ -134,7 +134,6 @@ final class HeldLease implements Lease {
   /** Like {@link #extendAsync}, completing on whatever thread decides. */
   CompletableFuture<Boolean> extendInternal(Duration ttl) {
     long newTtlMillis = engine.checkTtl(ttl);
-    engine.noteTtl(newTtlMillis);
     CompletableFuture<Boolean> previous;
     CompletableFuture<Boolean> next = new CompletableFuture<>();
     synchronized (this) {
@@ -331,12 +330,13 @@ final class HeldLease implements Lease {
     if (delay == null) {
       throw new NullPointerException("delay");
     }
-    long millis = delay.toMillis();
-    if (millis < 1 || delay.compareTo(io.redlock.RedlockConfig.MAX_DURATION) > 0) {
+    Duration maxTtl = engine.config().maxTtl();
+    if (delay.toMillis() < 1 || delay.compareTo(maxTtl) > 0) {
       throw new IllegalArgumentException("delay " + Durations.format(delay)
-          + " is not accepted: it must be 1 ms to " + io.redlock.RedlockConfig.MAX_DURATION.toDays()
-          + " days (use release() to free the resources at once)");
+          + " is not accepted: it must be 1 ms to maxTtl (" + Durations.format(maxTtl)
+          + "); use release() to free the resources at once");
     }
+    long millis = delay.toMillis();
     awaitMajority(releaseInternal(true, millis));
   }
 

@@ -18,7 +18,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import org.slf4j.Logger;
@@ -48,7 +47,6 @@ public final class LockEngine {
   private final Set<HeldLease> live = ConcurrentHashMap.newKeySet();
   private final Set<Acquisition> acquiring = ConcurrentHashMap.newKeySet();
   private final Set<CompletableFuture<Void>> releasing = ConcurrentHashMap.newKeySet();
-  private final AtomicLong longestTtlMillis;
   private final RestartGuard guard;
   private final AtomicInteger tracked = new AtomicInteger();
   private volatile boolean closed;
@@ -68,10 +66,10 @@ public final class LockEngine {
     this.quorum = Quorum.of(this.nodes.size());
     this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
     this.roundTimeouts = new RoundTimeouts(time, nodeTimeoutNanos);
-    this.longestTtlMillis = new AtomicLong(config.ttl().toMillis());
-    this.guard = new RestartGuard(this.nodes, time, config.restartGuard(), this::holdBackNanos,
-        () -> Validity.driftNanos(longestTtlMillis.get(), config.driftFactor()),
-        config.driftFactor());
+    this.guard = new RestartGuard(this.nodes, time, config.restartGuard(),
+        config.maxTtl().toMillis(), config.driftFactor(),
+        io.redlock.FreshMarker.key(config.keyPrefix()),
+        io.redlock.FreshMarker.maxTtlKey(config.keyPrefix()));
   }
 
   Executor callbacks() {
@@ -117,11 +115,6 @@ public final class LockEngine {
     return copy;
   }
 
-  /** Remembers the longest ttl asked for, for the restart guard's hold-back time. */
-  void noteTtl(long ttlMillis) {
-    longestTtlMillis.accumulateAndGet(ttlMillis, Math::max);
-  }
-
   /** How long a blocking release waits at most: the round's own timeout, with room to spare. */
   long releaseWaitNanos() {
     return 2 * nodeTimeoutNanos + 100_000_000L;
@@ -159,7 +152,6 @@ public final class LockEngine {
     List<String> names = checkResources(resources);
     long ttlMillis = checkTtl(ttl);
     ensureOpen();
-    noteTtl(ttlMillis);
     Acquisition acquisition = new Acquisition(this, names, keysFor(names), ttlMillis, retry);
     acquiring.add(acquisition);
     CompletableFuture<Lease> result = acquisition.start();
@@ -184,7 +176,7 @@ public final class LockEngine {
 
   /**
    * Sends {@code request} at once to every node whose vote counts; a node the restart guard
-   * holds back is not asked and votes {@code ERROR}, with the reason.
+   * holds back is not asked and votes {@link Vote#HELD_BACK}, with the reason.
    */
   Round countedRound(Function<NodeClient, CompletionStage<Boolean>> request) {
     return Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
@@ -193,8 +185,13 @@ public final class LockEngine {
       }
       String why = guard.whyHeldBack(index);
       guard.probeIfUnknown(index);
-      return CompletableFuture.failedFuture(new IllegalStateException(why));
+      return CompletableFuture.failedFuture(new HeldBack(why));
     });
+  }
+
+  /** The restart guard of this engine, for the failure report of an acquisition. */
+  RestartGuard guard() {
+    return guard;
   }
 
   /**
@@ -204,12 +201,6 @@ public final class LockEngine {
    */
   public CompletableFuture<Void> startGuard() {
     return guard.start();
-  }
-
-  /** The longest ttl in use plus its drift margin: how long a restarted node is held back. */
-  long holdBackNanos() {
-    long ttl = longestTtlMillis.get();
-    return ttl * 1_000_000L + Validity.driftNanos(ttl, config.driftFactor());
   }
 
   /**
@@ -430,9 +421,13 @@ public final class LockEngine {
     if (ttl == null) {
       throw new NullPointerException("ttl");
     }
-    if (ttl.compareTo(MAX_TTL) > 0) {
+    if (ttl.compareTo(config.maxTtl()) > 0) {
+      // The restart guard's window is maxTtl: a longer lease could outlive it on a node that
+      // restarted and forgot it.
       throw new IllegalArgumentException("ttl " + Durations.format(ttl)
-          + " is not accepted: it must be at most " + MAX_TTL.toDays() + " days");
+          + " is not accepted: it must be at most maxTtl (" + Durations.format(config.maxTtl())
+          + "); use a shorter ttl and extend the lease, or raise maxTtl on every client of"
+          + " the cluster");
     }
     long millis = ttl.toMillis();
     if (millis < 1) {

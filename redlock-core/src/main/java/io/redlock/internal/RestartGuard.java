@@ -1,14 +1,17 @@
 package io.redlock.internal;
 
 import io.redlock.RedlockConfigException;
+import io.redlock.internal.GuardRules.AtOnce;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
-import java.util.ArrayList;
+import java.net.ConnectException;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,19 +20,35 @@ import org.slf4j.LoggerFactory;
  * article's first addendum, done by the client, and the start-up checks of the configuration.
  *
  * <p>A Redis process that restarted without persistence has lost every key; one whose wall
- * clock jumped forward has expired keys early. Either may grant a lock another client still
- * holds. So a node counts only once its current process has been up for the hold-back time
- * (the longest ttl in use plus its drift margin): by then every lease it may have forgotten
- * has ended. The guard reads {@code run_id} and uptime ({@code INFO server}) when a node is
- * first reached, after every lost connection (before which the node does not count), and
- * once a second; the same probe compares the node's {@code TIME} with the monotonic clock
- * and treats a forward jump larger than the drift margin like a restart.
+ * clock jumped forward or runs fast has expired keys early. Either may grant a lock another
+ * client still holds. So a node counts only once its current process has been up for the
+ * window: {@code maxTtl} plus its drift margin, fixed for the instance. By then every lease
+ * it may have forgotten has ended. Two ways to count at once ({@link GuardRules#countsAtOnce}):
+ * a fresh marker bound to the current {@code run_id}, or persistence of every write.
+ *
+ * <p>The guard reads each node ({@link NodeClient#info(String)}) when it is first reached,
+ * after every lost connection (before which the node does not count), and once a second.
+ * <ul>
+ *   <li>A new {@code run_id} is a new process. Redis computes its uptime from its wall
+ *       clock, which may have stepped, so its start is taken as no earlier than the last
+ *       answer of the old process.
+ *   <li>The node's {@code TIME} is compared with the monotonic clock between consecutive
+ *       probes (a step beyond the smallest drift margin, 2 ms, plus the drift allowed for the
+ *       interval) and over long baselines: since the first probe of the process, and over a
+ *       sliding window of one to two minutes (a rate beyond {@code driftFactor}). A step cut
+ *       into small pieces adds up in the baselines. The round trips bound the uncertainty,
+ *       so a short baseline flags only a large excess. A flagged node is held back as if it
+ *       had restarted then, and neither marker nor persistence lets it count at once while
+ *       this process runs.
+ *   <li>A node that refuses the probe (an ACL without {@code INFO} or {@code TIME}, a proxy)
+ *       never counts; it is named once at WARN, and in the detail of its votes.
+ * </ul>
  *
  * <p>The checks: two nodes with the same {@code run_id} are one server reached twice, and a
  * node with {@code role:slave} is a replica; both are refused at start, and a node found so
  * later is excluded for good.
  *
- * <p>Note on concurrency: {@link #counts(int)} is on the hot path and reads two atomic arrays
+ * <p>Note on concurrency: {@link #counts(int)} is on the hot path and reads atomic arrays
  * without locking. Probe results arrive on transport threads and change the per-node state
  * under this object's monitor; a lost connection marks the node unknown at once, from the
  * transport's event, so no request on a new connection can be counted before a probe.
@@ -37,28 +56,43 @@ import org.slf4j.LoggerFactory;
 public final class RestartGuard {
   private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
 
-  /** How the vote detail of a node held back begins. */
-  public static final String HELD_BACK = "held back by the restart guard: ";
-
   /** How often every node is probed. */
   public static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
+  /** The sliding baseline of the clock check spans one to two of these. */
+  static final long WINDOW_NANOS = 60_000_000_000L;
+  /** The smallest drift margin in use: a step within it cannot shorten any lease. */
+  static final long STEP_TOLERANCE_NANOS = Validity.DRIFT_FLOOR_NANOS;
 
   private static final int UNKNOWN = 0;
   private static final int KNOWN = 1;
   private static final int EXCLUDED = 2;
 
+  /** One reading of a node's clock: its {@code TIME}, our clock then, the round trip. */
+  private record Reading(long server, long local, long roundTrip) {}
+
   private final List<NodeClient> nodes;
   private final TimeSource time;
   private final boolean holdBackRestarts;
-  private final LongSupplier holdBackNanos;
-  private final LongSupplier driftNanos;
+  private final long ownMaxTtlMillis;
+  private final AtomicLong clusterMaxTtlMillis;
+  private final AtomicLong windowNanos;
   private final double driftFactor;
+  private final String markerKey;
+  private final String maxTtlKey;
+  private volatile boolean widenedLogged;
   private final AtomicIntegerArray standing;
   private final AtomicLongArray startedAt;
+  private final AtomicIntegerArray atOnce;
   private final String[] runIds;
-  private final long[] lastServerNanos;
-  private final long[] lastLocalNanos;
-  private final long[] lastRoundTrip;
+  private final long[] lastAnswer;
+  private final boolean[] tainted;
+  private final Reading[] last;
+  private final Reading[] anchor;
+  private final Reading[] windowStart;
+  private final Reading[] windowNext;
+  private final String[] refusal;
+  private final boolean[] refusalLogged;
+  private final boolean[] evictionLogged;
   private final boolean[] probing;
   private final AtomicIntegerArray epochs;
   private final boolean[] heldBackLogged;
@@ -71,25 +105,37 @@ public final class RestartGuard {
   /**
    * @param holdBackRestarts whether restarted nodes are held back (the guard proper); the
    *     start-up checks run either way
-   * @param holdBackNanos the current hold-back time: the longest ttl in use plus its drift
-   * @param driftNanos the drift margin of the longest lease: a jump within it is harmless
-   * @param driftFactor the rate two clocks may drift apart by, over the time between probes
+   * @param maxTtlMillis this client's {@code maxTtl}: a restarted node is held back for the
+   *     longest of it and the cluster's register, plus drift
+   * @param driftFactor the rate by which a node's clock may run ahead of ours
+   * @param markerKey the fresh marker's key ({@link io.redlock.FreshMarker#key})
+   * @param maxTtlKey the max-ttl register's key ({@link io.redlock.FreshMarker#maxTtlKey})
    */
   public RestartGuard(List<NodeClient> nodes, TimeSource time, boolean holdBackRestarts,
-      LongSupplier holdBackNanos, LongSupplier driftNanos, double driftFactor) {
+      long maxTtlMillis, double driftFactor, String markerKey, String maxTtlKey) {
     this.nodes = nodes;
     this.time = time;
     this.holdBackRestarts = holdBackRestarts;
-    this.holdBackNanos = holdBackNanos;
-    this.driftNanos = driftNanos;
+    this.ownMaxTtlMillis = maxTtlMillis;
+    this.clusterMaxTtlMillis = new AtomicLong(maxTtlMillis);
     this.driftFactor = driftFactor;
+    this.windowNanos = new AtomicLong(window(maxTtlMillis));
+    this.markerKey = markerKey;
+    this.maxTtlKey = maxTtlKey;
     int n = nodes.size();
     this.standing = new AtomicIntegerArray(n);
     this.startedAt = new AtomicLongArray(n);
+    this.atOnce = new AtomicIntegerArray(n);
     this.runIds = new String[n];
-    this.lastServerNanos = new long[n];
-    this.lastLocalNanos = new long[n];
-    this.lastRoundTrip = new long[n];
+    this.lastAnswer = new long[n];
+    this.tainted = new boolean[n];
+    this.last = new Reading[n];
+    this.anchor = new Reading[n];
+    this.windowStart = new Reading[n];
+    this.windowNext = new Reading[n];
+    this.refusal = new String[n];
+    this.refusalLogged = new boolean[n];
+    this.evictionLogged = new boolean[n];
     this.probing = new boolean[n];
     this.epochs = new AtomicIntegerArray(n);
     this.heldBackLogged = new boolean[n];
@@ -115,6 +161,24 @@ public final class RestartGuard {
     return firstProbes;
   }
 
+  /**
+   * How long a restarted node is held back, in nanoseconds: the longest {@code maxTtl} seen
+   * (this client's, or a larger one in the cluster's register) plus its drift margin. It
+   * never shrinks.
+   */
+  public long windowNanos() {
+    return windowNanos.get();
+  }
+
+  /** The longest {@code maxTtl} of this client and the cluster's register, in milliseconds. */
+  public long clusterMaxTtlMillis() {
+    return clusterMaxTtlMillis.get();
+  }
+
+  private long window(long maxTtlMillis) {
+    return maxTtlMillis * 1_000_000L + Validity.driftNanos(maxTtlMillis, driftFactor);
+  }
+
   /** Whether node {@code index}'s votes count now. */
   public boolean counts(int index) {
     int state = standing.get(index);
@@ -124,7 +188,27 @@ public final class RestartGuard {
     if (!holdBackRestarts) {
       return true;
     }
-    return state == KNOWN && time.nanoTime() - startedAt.get(index) >= holdBackNanos.getAsLong();
+    return state == KNOWN && (atOnce.get(index) != AtOnce.NO.ordinal()
+        || time.nanoTime() - startedAt.get(index) >= windowNanos.get());
+  }
+
+  /**
+   * Nanoseconds until node {@code index} counts if nothing changes; 0 if it counts now,
+   * -1 if that is not known (not probed, refused, or excluded).
+   */
+  public long nanosUntilCounts(int index) {
+    if (counts(index)) {
+      return 0;
+    }
+    if (standing.get(index) != KNOWN) {
+      return -1;
+    }
+    return Math.max(0, windowNanos.get() - (time.nanoTime() - startedAt.get(index)));
+  }
+
+  /** Why node {@code index} counts at once, if it does. */
+  public AtOnce atOnce(int index) {
+    return AtOnce.values()[atOnce.get(index)];
   }
 
   /**
@@ -137,18 +221,26 @@ public final class RestartGuard {
     }
   }
 
-  /** Why node {@code index} does not count, for its vote's detail. */
+  /** Why node {@code index} does not count, for its vote's detail (for people, not code). */
   public String whyHeldBack(int index) {
     int state = standing.get(index);
     if (state == EXCLUDED) {
       return "excluded: not an independent master (see the log)";
     }
     if (state == UNKNOWN) {
-      return HELD_BACK + "not probed since it was (re)connected";
+      String refused;
+      synchronized (this) {
+        refused = refusal[index];
+      }
+      return refused != null
+          ? "restart guard: the node refused its probe (" + refused + "); grant INFO and TIME"
+          : "restart guard: not probed since it was (re)connected";
     }
     long up = time.nanoTime() - startedAt.get(index);
-    return HELD_BACK + "up for " + Durations.formatNanos(up) + " of "
-        + Durations.formatNanos(holdBackNanos.getAsLong());
+    long window = windowNanos.get();
+    return "restart guard: up for " + Durations.formatNanos(up) + " of "
+        + Durations.formatNanos(window) + ", counts in "
+        + Durations.formatNanos(Math.max(0, window - up));
   }
 
   public void close() {
@@ -205,13 +297,52 @@ public final class RestartGuard {
     }
     int epoch = epochs.get(index);
     long sent = time.nanoTime();
-    CompletableFuture<NodeInfo> reply;
+    NodeClient node = nodes.get(index);
+    CompletableFuture<NodeInfo> reply = call(() -> node.info(markerKey));
+    // The register is raised with the same probe, so that the window is known to be the
+    // cluster's before the answer can make the node count.
+    CompletableFuture<Long> raised = holdBackRestarts
+        ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis))
+            .handle((held, error) -> error == null ? held : null)
+        : CompletableFuture.completedFuture(null);
+    reply.thenCombine(raised, (info, held) -> {
+      if (held != null) {
+        widen(held);
+      }
+      return info;
+    }).whenComplete((info, error) -> probed(index, epoch, sent, info, error));
+  }
+
+  private static <T> CompletableFuture<T> call(
+      java.util.function.Supplier<java.util.concurrent.CompletionStage<T>> request) {
     try {
-      reply = nodes.get(index).info().toCompletableFuture();
+      return request.get().toCompletableFuture();
     } catch (RuntimeException e) {
-      reply = CompletableFuture.failedFuture(e);
+      return CompletableFuture.failedFuture(e);
     }
-    reply.whenComplete((info, error) -> probed(index, epoch, sent, info, error));
+  }
+
+  /**
+   * Another client of the cluster uses a longer {@code maxTtl}: its leases may outlive our
+   * window, so the window grows to cover them (never shrinks), and the mismatch is said once.
+   */
+  private void widen(long heldMillis) {
+    if (heldMillis > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
+      // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
+      // freeze the cluster.
+      log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", heldMillis);
+      return;
+    }
+    long before = clusterMaxTtlMillis.getAndAccumulate(heldMillis, Math::max);
+    if (heldMillis > before) {
+      windowNanos.accumulateAndGet(window(heldMillis), Math::max);
+      if (!widenedLogged) {
+        widenedLogged = true;
+        log.warn("a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
+            + " restarted nodes are held back for the longer one; set the same maxTtl on"
+            + " every client", heldMillis, ownMaxTtlMillis);
+      }
+    }
   }
 
   private void probed(int index, int epoch, long sent, NodeInfo info, Throwable error) {
@@ -224,9 +355,10 @@ public final class RestartGuard {
         log.debug("node={} probe answered across a lost connection: ignored",
             nodes.get(index).name());
       } else if (error == null) {
+        refusal[index] = null;
         refused = learn(index, sent, received, info);
       } else {
-        log.debug("node={} not probed: {}", nodes.get(index).name(), error.toString());
+        failedProbe(index, error);
       }
       if (!probedOnce[index]) {
         probedOnce[index] = true;
@@ -239,6 +371,34 @@ public final class RestartGuard {
       }
     } else if (allProbedOnce) {
       firstProbes.complete(null);
+    }
+  }
+
+  /**
+   * A probe failed. Unreachable or slow nodes are routine; a node that answers with an error
+   * (an ACL without INFO or TIME, a proxy that blocks them) would never count, silently: it is
+   * named once at WARN, and its votes' detail says so.
+   */
+  private void failedProbe(int index, Throwable error) {
+    Throwable cause = LockEngine.unwrap(error);
+    if (cause instanceof ConnectException || cause instanceof TimeoutException
+        || cause instanceof java.io.IOException) {
+      log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
+      return;
+    }
+    String message = String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
+    String upper = message.toUpperCase(Locale.ROOT);
+    if (!upper.contains("NOPERM") && !upper.contains("ERR") && !upper.contains("UNKNOWN")
+        && !(cause instanceof UnsupportedOperationException)) {
+      log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
+      return;
+    }
+    refusal[index] = message;
+    if (holdBackRestarts && !refusalLogged[index]) {
+      refusalLogged[index] = true;
+      log.warn("node={} refused the restart guard's probe ({}): it does not count while the"
+          + " guard is on; allow INFO and TIME for this user (see the README, Running in"
+          + " production)", nodes.get(index).name(), message);
     }
   }
 
@@ -258,44 +418,104 @@ public final class RestartGuard {
             + " different, independent master, so the second is not used");
       }
     }
-    long serverNanos = info.serverTimeMicros() * 1_000L;
-    long local = sent + (received - sent) / 2;
-    boolean sameProcess = info.runId().equals(runIds[index]);
-    if (!sameProcess) {
-      // A new process (or the first look at this one): it started uptime seconds ago, at the
-      // latest; uptime is rounded down, so this is the conservative end.
-      startedAt.set(index, received - info.uptimeSeconds() * 1_000_000_000L);
+    if (info.memory() != null && info.memory().mayEvict() && !evictionLogged[index]) {
+      // Not refused: the operator may know the limit is never reached. But it is a safety
+      // problem when it is, so it is said once, loudly (redlock doctor fails on it).
+      evictionLogged[index] = true;
+      log.warn("node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
+          + " free locks early; use noeviction (or no maxmemory)", name,
+          info.memory().maxmemory(), info.memory().policy());
+    }
+    long rtt = received - sent;
+    Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
+    if (!info.runId().equals(runIds[index])) {
+      // A new process (or the first look at this one). It started uptime seconds ago by its
+      // own wall clock (rounded down: the conservative end), which may have stepped; and no
+      // earlier than the last answer of the process before it.
+      long start = received - info.uptimeSeconds() * 1_000_000_000L;
       if (runIds[index] != null) {
-        log.warn("node={} restarted (run_id changed); it counts again once up for {}", name,
-            Durations.formatNanos(holdBackNanos.getAsLong()));
+        start = Math.max(start, lastAnswer[index]);
+      }
+      startedAt.set(index, start);
+      tainted[index] = false;
+      anchor[index] = now;
+      windowStart[index] = now;
+      windowNext[index] = null;
+      last[index] = null;
+      if (runIds[index] != null) {
+        heldBackLogged[index] = false;
+        log.warn("node={} restarted (run_id changed); it counts again once up for {}, or at"
+            + " once if it persists every write", name, Durations.formatNanos(windowNanos.get()));
       }
       runIds[index] = info.runId();
-    } else if (lastLocalNanos[index] != 0) {
-      long jump = (serverNanos - lastServerNanos[index]) - (local - lastLocalNanos[index]);
-      // Each reading places the node's TIME somewhere within its probe's round trip, so the
-      // difference of two readings is uncertain by both round trips.
-      long interval = local - lastLocalNanos[index];
-      long tolerance = driftNanos.getAsLong() + (long) (interval * driftFactor)
-          + (received - sent) + lastRoundTrip[index];
-      if (jump > tolerance) {
-        // Redis expires keys by its wall clock: a clock that leapt forward expired keys early,
-        // as a restart would have forgotten them.
-        startedAt.set(index, received);
-        heldBackLogged[index] = false;
-        log.warn("node={} clock jumped forward by {}; held back for {} as if restarted", name,
-            Durations.formatNanos(jump), Durations.formatNanos(holdBackNanos.getAsLong()));
-      }
+    } else {
+      checkClock(index, name, now, received);
     }
-    lastServerNanos[index] = serverNanos;
-    lastLocalNanos[index] = local;
-    lastRoundTrip[index] = received - sent;
+    last[index] = now;
+    lastAnswer[index] = received;
+    atOnce.set(index, GuardRules.countsAtOnce(info, tainted[index]).ordinal());
     standing.set(index, KNOWN);
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;
-      log.info("node={} {}", name, whyHeldBack(index));
+      log.info("node={} held back: {}", name, whyHeldBack(index));
     } else if (counts(index)) {
       heldBackLogged[index] = false;
     }
     return null;
+  }
+
+  /**
+   * Compares the node's clock with ours: since the last probe (a step), since the first probe
+   * of this process and over the sliding window (a rate). Redis expires keys by its wall
+   * clock: a clock that leapt forward or runs fast expired keys early, as a restart would
+   * have forgotten them.
+   */
+  private void checkClock(int index, String name, Reading now, long received) {
+    Reading previous = last[index];
+    String flagged = null;
+    if (previous != null && ranAhead(previous, now, STEP_TOLERANCE_NANOS)) {
+      flagged = "jumped forward by " + Durations.formatNanos(excess(previous, now))
+          + " in " + Durations.formatNanos(now.local() - previous.local());
+    } else if (ranAhead(anchor[index], now, 0) || ranAhead(windowStart[index], now, 0)) {
+      Reading base = ranAhead(anchor[index], now, 0) ? anchor[index] : windowStart[index];
+      long elapsed = now.local() - base.local();
+      flagged = String.format(Locale.ROOT, "ran ahead by %s in %s (%.2f%%, more than"
+          + " driftFactor %.2f%%)", Durations.formatNanos(excess(base, now)),
+          Durations.formatNanos(elapsed), 100.0 * excess(base, now) / elapsed,
+          100.0 * driftFactor);
+    }
+    if (flagged != null) {
+      startedAt.set(index, received);
+      tainted[index] = true;
+      anchor[index] = now;
+      windowStart[index] = now;
+      windowNext[index] = null;
+      if (!heldBackLogged[index]) {
+        heldBackLogged[index] = true;
+        log.warn("node={} clock {}; held back for {} as if restarted", name, flagged,
+            Durations.formatNanos(windowNanos.get()));
+      }
+      return;
+    }
+    if (windowNext[index] == null) {
+      windowNext[index] = now;
+    } else if (now.local() - windowNext[index].local() >= WINDOW_NANOS) {
+      windowStart[index] = windowNext[index];
+      windowNext[index] = now;
+    }
+  }
+
+  private boolean ranAhead(Reading from, Reading to, long fixedAllowance) {
+    long localDelta = to.local() - from.local();
+    if (localDelta <= 0) {
+      return false;
+    }
+    long uncertainty = from.roundTrip() / 2 + to.roundTrip() / 2 + 2;
+    return GuardRules.ranAhead(to.server() - from.server(), localDelta, uncertainty,
+        fixedAllowance + (long) (localDelta * driftFactor));
+  }
+
+  private static long excess(Reading from, Reading to) {
+    return (to.server() - from.server()) - (to.local() - from.local());
   }
 }

@@ -205,7 +205,8 @@ public final class Round {
       detail = "";
     } else {
       Throwable cause = unwrap(error);
-      vote = isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
+      vote = cause instanceof HeldBack ? Vote.HELD_BACK
+          : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
       detail = describe(cause);
     }
     if (log.isTraceEnabled()) {

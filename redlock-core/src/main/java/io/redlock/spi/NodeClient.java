@@ -68,6 +68,58 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
+   * Like {@link #info()}, also reading the value of {@code markerKey} (the fresh marker of
+   * {@link io.redlock.FreshMarker}) and, where the node allows it, how it persists writes.
+   * The restart guard calls this one. The default reads {@link #info()} only, so the node
+   * never counts at once after a restart.
+   */
+  default CompletionStage<NodeInfo> info(String markerKey) {
+    return info();
+  }
+
+  /**
+   * Looks for keys that may be locks, without changing anything: any key that starts with
+   * {@code keyPrefix} (with an empty prefix: any key), except the library's own keys, which
+   * start with {@code keyPrefix +} {@link io.redlock.FreshMarker#OWN_KEYS}. Used by
+   * {@link io.redlock.Redlock#init}.
+   *
+   * @return an empty string when there is none, else what was found (such as
+   *     {@code "3 keys, e.g. orders:42"}); fails when the node refused the check
+   */
+  default CompletionStage<String> findLockKeys(String markerKey, String keyPrefix) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot look for keys"));
+  }
+
+  /**
+   * Writes the fresh marker: atomically, sets {@code markerKey} to {@code markerValue} (with
+   * no expiry) unless the node holds a key that may be a lock, as {@link #findLockKeys} looks
+   * for them. With {@code force}, sets it without looking. Used by
+   * {@link io.redlock.Redlock#init}.
+   *
+   * @return an empty string when the marker was written, else what was found (such as
+   *     {@code "holds 3 keys under the prefix, e.g. orders:42"}); fails when the node
+   *     refused the check or the write (the caller names it)
+   */
+  default CompletionStage<String> writeMarker(String markerKey, String markerValue,
+      String keyPrefix, boolean force) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot write a marker"));
+  }
+
+  /**
+   * Raises the number at {@code key} to {@code maxTtlMillis} unless it holds a larger one
+   * (no expiry), atomically, and answers the number it holds afterwards: the longest
+   * {@code maxTtl} of the clients that wrote it. The restart guard calls it with every probe.
+   * A transport that cannot answers with a failed stage; the guard then uses its own
+   * {@code maxTtl} only.
+   */
+  default CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport has no max-ttl register"));
+  }
+
+  /**
    * Calls {@code listener} each time the connection to the node is lost, before any request
    * can reach the node over a new connection (which may be a restarted process). The listener
    * must be quick; it runs on a transport thread.

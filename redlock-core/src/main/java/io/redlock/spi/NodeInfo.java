@@ -4,8 +4,12 @@ import java.util.Objects;
 
 /**
  * What a node says about itself: which process it is, what role it plays, how long it has
- * been up and what its clock reads. Read from {@code INFO server}, {@code INFO replication}
- * and {@code TIME}.
+ * been up, what its clock reads, and what the restart guard may use to count it at once.
+ * Read from {@code INFO server}, {@code INFO replication}, {@code TIME} and, where the
+ * transport can, the fresh marker ({@code GET}), {@code INFO persistence} and
+ * {@code CONFIG GET appendfsync}.
+ *
+ * <p>An immutable value; thread-safe.
  *
  * @param runId the random id Redis draws at each start: a new one means a new process, which
  *     remembers only what it persisted
@@ -13,16 +17,63 @@ import java.util.Objects;
  * @param uptimeSeconds seconds since the process started ({@code uptime_in_seconds})
  * @param serverTimeMicros the node's wall clock ({@code TIME}), in microseconds since the
  *     epoch; Redis expires keys by it
+ * @param marker the value of the fresh-marker key ({@link io.redlock.FreshMarker}) the
+ *     probe asked for, or {@code null} if it does not exist or was not read
+ * @param persistence how the node persists writes, or {@code null} if unknown (not read, or
+ *     refused, for example by an ACL without {@code CONFIG GET})
+ * @param memory the node's memory limit and eviction policy, or {@code null} if unknown
  */
-public record NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros) {
+public record NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros,
+    String marker, Persistence persistence, Memory memory) {
 
   public NodeInfo {
     Objects.requireNonNull(runId, "runId");
     Objects.requireNonNull(role, "role");
   }
 
+  /** A node known by run id, role, uptime and clock only: no marker, persistence unknown. */
+  public NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros) {
+    this(runId, role, uptimeSeconds, serverTimeMicros, null, null, null);
+  }
+
+  /**
+   * The node's memory limit ({@code maxmemory}, 0 for none) and what it does when the limit
+   * is reached ({@code maxmemory-policy}): every policy but {@code noeviction} may evict a
+   * lock key, which frees the lock early.
+   */
+  public record Memory(long maxmemory, String policy) {
+    public Memory {
+      Objects.requireNonNull(policy, "policy");
+    }
+
+    /** Whether the node may evict keys, lock keys included. */
+    public boolean mayEvict() {
+      return maxmemory > 0 && !policy.equalsIgnoreCase("noeviction");
+    }
+  }
+
   /** Whether the node is a replica, which Redlock must not use as one of its masters. */
   public boolean isReplica() {
     return role.equals("slave") || role.equals("replica");
+  }
+
+  /**
+   * How a node persists writes, from {@code INFO persistence} and
+   * {@code CONFIG GET appendfsync}.
+   *
+   * @param aofEnabled {@code aof_enabled:1}
+   * @param appendfsync the {@code appendfsync} setting ({@code always}, {@code everysec},
+   *     {@code no})
+   * @param rewrittenSinceStart whether this process has rewritten its AOF, or has a rewrite
+   *     in progress or scheduled ({@code aof_rewrites} above 0 where Redis reports it,
+   *     {@code aof_last_rewrite_time_sec} not -1, {@code aof_rewrite_in_progress:1},
+   *     {@code aof_rewrite_scheduled:1}): switching AOF on at run time always rewrites
+   * @param lastWriteOk {@code aof_last_write_status:ok}
+   */
+  public record Persistence(boolean aofEnabled, String appendfsync, boolean rewrittenSinceStart,
+      boolean lastWriteOk) {
+    public Persistence {
+      Objects.requireNonNull(appendfsync, "appendfsync");
+    }
   }
 }

@@ -39,6 +39,10 @@ public final class SimulatedNode implements NodeClient {
   private long startedAt;
   private long clockOffsetNanos;
   private String role = "master";
+  private io.redlock.spi.NodeInfo.Persistence persistence;
+  private String refusal;
+  private Long uptimeClaimFrom;
+  private long maxTtlRegister;
   private final Map<String, Entry> store = new HashMap<>();
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
@@ -63,6 +67,74 @@ public final class SimulatedNode implements NodeClient {
       }
     }
     return submitInfo();
+  }
+
+  @Override
+  public CompletionStage<io.redlock.spi.NodeInfo> info(String markerKey) {
+    return info().thenApply(info -> {
+      synchronized (this) {
+        purgeExpired(List.of(markerKey));
+        Entry marker = store.get(markerKey);
+        return new io.redlock.spi.NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
+            info.serverTimeMicros(), marker == null ? null : marker.value(), persistence, null);
+      }
+    });
+  }
+
+  @Override
+  public CompletionStage<String> findLockKeys(String markerKey, String keyPrefix) {
+    return submitText(() -> lockKeys(markerKey, keyPrefix));
+  }
+
+  @Override
+  public CompletionStage<String> writeMarker(String markerKey, String markerValue,
+      String keyPrefix, boolean force) {
+    return submitText(() -> {
+      String found = force ? "" : lockKeys(markerKey, keyPrefix);
+      if (found.isEmpty()) {
+        store.put(markerKey, new Entry(markerValue, Long.MAX_VALUE));
+      }
+      return found;
+    });
+  }
+
+  @Override
+  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    long[] held = new long[1];
+    return submit(() -> {
+      maxTtlRegister = Math.max(maxTtlRegister, maxTtlMillis);
+      held[0] = maxTtlRegister;
+      return true;
+    }).thenApply(ok -> held[0]);
+  }
+
+  /**
+   * The max-ttl register, kept apart from the keys so that tests counting keys do not see it
+   * (Redis keeps it as a key); an empty restart forgets it.
+   */
+  public synchronized long maxTtlRegister() {
+    return maxTtlRegister;
+  }
+
+  /** Sets the max-ttl register, as a client with that {@code maxTtl} would. */
+  public synchronized void maxTtlRegister(Duration maxTtl) {
+    maxTtlRegister = maxTtl.toMillis();
+  }
+
+  private String lockKeys(String markerKey, String keyPrefix) {
+    store.entrySet().removeIf(e -> e.getValue().expiresAt() - nodeNow() <= 0);
+    String own = keyPrefix + io.redlock.FreshMarker.OWN_KEYS;
+    long count = store.keySet().stream()
+        .filter(key -> !key.startsWith(own) && key.startsWith(keyPrefix)).count();
+    return count == 0 ? "" : "holds " + count + " key(s) that may be locks";
+  }
+
+  private CompletionStage<String> submitText(Supplier<String> operation) {
+    String[] answer = new String[1];
+    return submit(() -> {
+      answer[0] = operation.get();
+      return true;
+    }).thenApply(ok -> answer[0]);
   }
 
   @Override
@@ -171,6 +243,7 @@ public final class SimulatedNode implements NodeClient {
       wasUp = !crashed;
       crashed = false;
       store.clear();
+      maxTtlRegister = 0;
       newProcess();
     }
     if (wasUp) {
@@ -181,6 +254,37 @@ public final class SimulatedNode implements NodeClient {
   /** Moves the node's wall clock forward: Redis expires keys by it, so they expire early. */
   public synchronized void jumpClock(Duration forward) {
     clockOffsetNanos += forward.toNanos();
+  }
+
+  /** What the node reports about its persistence from now on ({@code null}: unknown). */
+  public synchronized void persistence(io.redlock.spi.NodeInfo.Persistence persistence) {
+    this.persistence = persistence;
+  }
+
+  /** Makes the node answer its probes with an error, as under an ACL without INFO. */
+  public synchronized void refuseInfo(String error) {
+    this.refusal = error;
+  }
+
+  /**
+   * Restarts empty, as {@link #restartEmpty()}, but reports {@code uptime} at once: a process
+   * whose wall clock stepped forward right after it started.
+   */
+  public void restartEmptyClaimingUptime(Duration uptime) {
+    restartEmpty();
+    synchronized (this) {
+      uptimeClaimFrom = time.nanoTime() - uptime.toNanos();
+    }
+  }
+
+  /** The run id of the current process. */
+  public synchronized String runId() {
+    return runId;
+  }
+
+  /** Sets a key without expiry, as {@code SET key value} does. */
+  public synchronized void putPersistent(String key, String value) {
+    store.put(key, new Entry(value, Long.MAX_VALUE));
   }
 
   /** Makes this node report itself as a replica. */
@@ -196,6 +300,7 @@ public final class SimulatedNode implements NodeClient {
   private void newProcess() {
     runId = java.util.UUID.randomUUID().toString();
     startedAt = time.nanoTime();
+    uptimeClaimFrom = null;
   }
 
   private long nodeNow() {
@@ -267,7 +372,12 @@ public final class SimulatedNode implements NodeClient {
     CompletableFuture<io.redlock.spi.NodeInfo> reply = new CompletableFuture<>();
     submit(() -> {
       synchronized (this) {
-        long up = (time.nanoTime() - startedAt) / 1_000_000_000L;
+        if (refusal != null) {
+          reply.completeExceptionally(new IllegalStateException(refusal));
+          return true;
+        }
+        long since = uptimeClaimFrom != null ? uptimeClaimFrom : startedAt;
+        long up = (time.nanoTime() - since) / 1_000_000_000L;
         reply.complete(new io.redlock.spi.NodeInfo(runId, role, up,
             java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(nodeNow())));
       }

@@ -89,7 +89,8 @@ record Schedule(SimulationMode mode, long seed, int resources, List<ClientSpec> 
         }
       }
       case DRIFT_BEYOND_BOUND -> network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
-      case RESTARTS_GUARD_OFF, RESTARTS_GUARD_ON -> {
+      case RESTARTS_GUARD_OFF, RESTARTS_GUARD_ON, FRESH_MARKER_RESTARTS,
+          INIT_FORCED_ON_A_USED_CLUSTER, AOF_RESTARTS, AOF_LOST_DIRECTORY -> {
         network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
         // A majority of nodes restart empty at once, while leases are likely held.
         long at = (long) uniform(random, 300 * MS, 1_500 * MS);
@@ -98,8 +99,11 @@ record Schedule(SimulationMode mode, long seed, int resources, List<ClientSpec> 
           order.add(i);
         }
         java.util.Collections.shuffle(order, random);
+        FaultKind kind = mode == SimulationMode.AOF_RESTARTS
+            ? FaultKind.CRASH_THEN_RECOVER_WITH_KEYS : FaultKind.RESTART_EMPTY;
         for (int i = 0; i < nodeCount / 2 + 1; i++) {
-          faults.add(new Fault(order.get(i), FaultKind.RESTART_EMPTY, at, 0));
+          faults.add(new Fault(order.get(i), kind, at, kind == FaultKind.RESTART_EMPTY ? 0
+              : 20 * MS));
         }
       }
       default -> throw new IllegalStateException(mode.toString());

@@ -75,6 +75,16 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
+  public CompletionStage<NodeInfo> info(String markerKey) {
+    return send(() -> node.info(markerKey));
+  }
+
+  @Override
+  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    return send(() -> node.raiseMaxTtl(key, maxTtlMillis));
+  }
+
+  @Override
   public void onDisconnect(Runnable listener) {
     disconnectListeners.add(listener);
   }

@@ -33,6 +33,7 @@ final class SimNodeStore {
   private long startedAt;
   private boolean down;
   private int epoch;
+  private boolean reportsAofAlways;
 
   SimNodeStore(String name, FakeTime truth, double rate, long offset) {
     this.name = name;
@@ -109,6 +110,40 @@ final class SimNodeStore {
     long now = now();
     return new NodeInfo(name + "-run" + process, "master", (now - startedAt) / 1_000_000_000L,
         now / 1_000L);
+  }
+
+  /** {@link #info()} with the marker's value and, if the node says so, AOF always. */
+  NodeInfo info(String markerKey) {
+    NodeInfo info = info();
+    Entry marker = keys.get(markerKey);
+    return new NodeInfo(info.runId(), info.role(), info.uptimeSeconds(), info.serverTimeMicros(),
+        marker == null ? null : marker.value(), reportsAofAlways
+            ? new NodeInfo.Persistence(true, "always", false, true) : null, null);
+  }
+
+  /** The max-ttl register: raised to {@code maxTtlMillis} unless larger; lost when emptied. */
+  long raiseMaxTtl(String key, long maxTtlMillis) {
+    Entry held = keys.get(key);
+    long value = held == null ? 0 : Long.parseLong(held.value());
+    if (maxTtlMillis > value) {
+      keys.put(key, new Entry(Long.toString(maxTtlMillis), Long.MAX_VALUE));
+      return maxTtlMillis;
+    }
+    return value;
+  }
+
+  /** Writes the fresh marker bound to the current process, as {@code redlock init} does. */
+  void declareFresh(String markerKey) {
+    keys.put(markerKey, new Entry(io.redlock.FreshMarker.value(name + "-run" + process),
+        Long.MAX_VALUE));
+  }
+
+  /**
+   * Makes the node report AOF with {@code appendfsync always} and no rewrite: true when it
+   * keeps its keys across crashes, a lie when it restarts empty (a lost data directory).
+   */
+  void reportAofAlways() {
+    reportsAofAlways = true;
   }
 
   // ---- direct access, for the contract test and traces ----

@@ -18,11 +18,38 @@ enum SimulationMode {
   /** A majority of nodes restart empty while leases are held, with the restart guard off. */
   RESTARTS_GUARD_OFF(false),
   /** The same restarts as {@link #RESTARTS_GUARD_OFF}, with the restart guard on. */
-  RESTARTS_GUARD_ON(true);
+  RESTARTS_GUARD_ON(true),
+  /**
+   * The same restarts, on a cluster declared fresh at the start ({@code init}): the marker
+   * makes the nodes count at once until they restart, and must stop counting then.
+   */
+  FRESH_MARKER_RESTARTS(true),
+  /**
+   * The same cluster, but right after the restarts an operator forces {@code init} on it
+   * while leases are held: a marker bound to the new processes. Breaks the rule that init is
+   * for unused clusters, to show that the marker is what counts a node at once.
+   */
+  INIT_FORCED_ON_A_USED_CLUSTER(true),
+  /**
+   * Nodes report AOF with {@code appendfsync always} and were declared fresh; a majority
+   * crashes and recovers with its keys: they count at once, and keep mutual exclusion.
+   */
+  AOF_RESTARTS(true),
+  /**
+   * Nodes report AOF always and were declared fresh, but a majority restarts empty (a lost
+   * data directory): no marker of an earlier process, so they must be held back.
+   */
+  AOF_LOST_DIRECTORY(true);
 
   final boolean restartGuard;
 
   SimulationMode(boolean restartGuard) {
     this.restartGuard = restartGuard;
+  }
+
+  /** Whether the nodes carry a fresh marker from the start, as after {@code redlock init}. */
+  boolean declaredFresh() {
+    return this == FRESH_MARKER_RESTARTS || this == INIT_FORCED_ON_A_USED_CLUSTER
+        || this == AOF_RESTARTS || this == AOF_LOST_DIRECTORY;
   }
 }

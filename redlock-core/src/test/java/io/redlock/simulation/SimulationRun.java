@@ -22,6 +22,7 @@ final class SimulationRun {
   private static final Duration STEP = Duration.ofMillis(50);
   private static final long HORIZON_NANOS = 60_000_000_000L;
   private static final Map<String, RedlockConfig> CONFIGS = new ConcurrentHashMap<>();
+  private static final String MARKER = io.redlock.FreshMarker.key("");
 
   /** What one run found. */
   record Outcome(Schedule schedule, List<OverlapChecker.Violation> violations,
@@ -59,7 +60,15 @@ final class SimulationRun {
     List<SimNodeStore> nodes = new ArrayList<>();
     for (int i = 0; i < schedule.nodes().size(); i++) {
       Schedule.NodeSpec spec = schedule.nodes().get(i);
-      nodes.add(new SimNodeStore("sim://node" + i, truth, spec.rate(), spec.clockOffset()));
+      SimNodeStore node = new SimNodeStore("sim://node" + i, truth, spec.rate(),
+          spec.clockOffset());
+      if (mode.declaredFresh()) {
+        node.declareFresh(MARKER);
+      }
+      if (mode == SimulationMode.AOF_RESTARTS || mode == SimulationMode.AOF_LOST_DIRECTORY) {
+        node.reportAofAlways();
+      }
+      nodes.add(node);
     }
     RedlockConfig config = config(nodes.size(), mode.restartGuard);
 
@@ -95,7 +104,12 @@ final class SimulationRun {
       truth.schedule(() -> {
         history.trace(truth.nanoTime(), () -> "fault: " + node.name + " " + fault.kind());
         switch (fault.kind()) {
-          case RESTART_EMPTY -> node.restartEmpty();
+          case RESTART_EMPTY -> {
+            node.restartEmpty();
+            if (mode == SimulationMode.INIT_FORCED_ON_A_USED_CLUSTER) {
+              node.declareFresh(MARKER); // the operator's mistake: init --force while in use
+            }
+          }
           case CRASH_THEN_RECOVER_WITH_KEYS, CRASH_THEN_RECOVER_EMPTY -> {
             node.crash();
             boolean keep = fault.kind() == Schedule.FaultKind.CRASH_THEN_RECOVER_WITH_KEYS;
@@ -157,6 +171,7 @@ final class SimulationRun {
       return RedlockConfig.builder()
           .nodes(uris)
           .ttl(Duration.ofMillis(Schedule.TTL_MILLIS))
+          .maxTtl(Duration.ofMillis(Schedule.TTL_MILLIS))
           .nodeTimeout(Duration.ofMillis(50))
           .driftFactor(0.01)
           .retryCount(3)

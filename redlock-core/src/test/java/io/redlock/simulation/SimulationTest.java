@@ -68,6 +68,40 @@ class SimulationTest {
   }
 
   @Test
+  void aClusterDeclaredFreshIsHeldBackAgainOnceItsNodesRestartEmpty() {
+    SimulationRunner.Summary summary = SimulationRunner.run(
+        SimulationMode.FRESH_MARKER_RESTARTS, BASE_SEED, CONTROL_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+  }
+
+  @Test
+  void aMarkerBoundToARestartedProcessLetsItCountAtOnceAndBreaksMutualExclusion() {
+    SimulationRunner.Summary summary = SimulationRunner.run(
+        SimulationMode.INIT_FORCED_ON_A_USED_CLUSTER, BASE_SEED, NON_VACUITY_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as("violations found after a forced init")
+        .isPositive();
+    assertThat(summary.failures().get(0).violations()).isNotEmpty();
+  }
+
+  @Test
+  void nodesThatPersistEveryWriteCountAtOnceAfterARestartAndKeepMutualExclusion() {
+    SimulationRunner.Summary summary = SimulationRunner.run(SimulationMode.AOF_RESTARTS,
+        BASE_SEED, CONTROL_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+  }
+
+  @Test
+  void nodesThatClaimPersistenceButRestartEmptyAreHeldBack() {
+    SimulationRunner.Summary summary = SimulationRunner.run(SimulationMode.AOF_LOST_DIRECTORY,
+        BASE_SEED, CONTROL_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+  }
+
+  @Test
   void aSeedReplaysTheSameRun() {
     for (long index = 0; index < 20; index++) {
       long seed = SimulationRunner.seedOf(BASE_SEED, index);

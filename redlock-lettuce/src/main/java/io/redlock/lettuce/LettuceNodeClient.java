@@ -62,6 +62,11 @@ final class LettuceNodeClient implements NodeClient {
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
+  /**
+   * Set once the node refused {@code CONFIG GET} (an ACL without it): not asked again, so that
+   * a least-privilege user does not fill the node's {@code ACL LOG} once a second.
+   */
+  private volatile boolean configRefused;
   private Duration retryDelay = FIRST_RETRY;
 
   LettuceNodeClient(String name, RedisClient client, RedisURI uri, ClientResources resources) {
@@ -101,6 +106,150 @@ final class LettuceNodeClient implements NodeClient {
             field(texts[1], "role"),
             Long.parseLong(field(texts[0], "uptime_in_seconds")),
             Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1))));
+  }
+
+  /**
+   * Like {@link #info()}, with what lets the restart guard count the node at once: the fresh
+   * marker ({@code GET}), {@code INFO persistence} and {@code CONFIG GET appendfsync}. These
+   * three are optional: a node (or an ACL) that refuses one just leaves it unknown, and the
+   * guard then applies as for a node without them.
+   */
+  @Override
+  public CompletionStage<NodeInfo> info(String markerKey) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    CompletableFuture<NodeInfo> basic = info().toCompletableFuture();
+    CompletableFuture<String> marker = optional(commands.get(markerKey));
+    CompletableFuture<String> persistence = optional(commands.info("persistence"));
+    CompletableFuture<java.util.Map<String, String>> fsync = configGet(commands, "appendfsync");
+    CompletableFuture<java.util.Map<String, String>> maxmemory =
+        configGet(commands, "maxmemory");
+    CompletableFuture<java.util.Map<String, String>> policy =
+        configGet(commands, "maxmemory-policy");
+    CompletableFuture<NodeInfo.Memory> memory = maxmemory.thenCombine(policy,
+        LettuceNodeClient::memory);
+    return basic.thenCombine(marker, (info, value) -> new NodeInfo(info.runId(), info.role(),
+            info.uptimeSeconds(), info.serverTimeMicros(), value, null, null))
+        .thenCombine(persistence.thenCombine(fsync, LettuceNodeClient::persistence),
+            (info, p) -> new NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
+                info.serverTimeMicros(), info.marker(), p, null))
+        .thenCombine(memory, (info, m) -> new NodeInfo(info.runId(), info.role(),
+            info.uptimeSeconds(), info.serverTimeMicros(), info.marker(), info.persistence(),
+            m));
+  }
+
+  private static NodeInfo.Memory memory(java.util.Map<String, String> maxmemory,
+      java.util.Map<String, String> policy) {
+    if (maxmemory == null || policy == null || maxmemory.get("maxmemory") == null
+        || policy.get("maxmemory-policy") == null) {
+      return null;
+    }
+    try {
+      return new NodeInfo.Memory(Long.parseLong(maxmemory.get("maxmemory")),
+          policy.get("maxmemory-policy"));
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
+  private CompletableFuture<java.util.Map<String, String>> configGet(
+      RedisAsyncCommands<String, String> commands, String parameter) {
+    if (configRefused) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return commands.configGet(parameter).toCompletableFuture().handle((value, error) -> {
+      if (error != null && String.valueOf(unwrap(error).getMessage()).contains("NOPERM")) {
+        configRefused = true;
+      }
+      return error == null ? value : null;
+    });
+  }
+
+  private static <T> CompletableFuture<T> optional(CompletionStage<T> reply) {
+    return reply.toCompletableFuture().handle((value, error) -> error == null ? value : null);
+  }
+
+  /**
+   * How the node persists writes, or {@code null} if not known. A rewrite is seen by
+   * {@code aof_rewrites} (Redis 7) or {@code aof_last_rewrite_time_sec} (-1 until this
+   * process finished one), and by a rewrite in progress or scheduled.
+   */
+  static NodeInfo.Persistence persistence(String info, java.util.Map<String, String> fsync) {
+    if (info == null || fsync == null || fsync.get("appendfsync") == null) {
+      return null;
+    }
+    String enabled = optionalField(info, "aof_enabled");
+    String inProgress = optionalField(info, "aof_rewrite_in_progress");
+    String scheduled = optionalField(info, "aof_rewrite_scheduled");
+    String lastRewrite = optionalField(info, "aof_last_rewrite_time_sec");
+    String rewrites = optionalField(info, "aof_rewrites");
+    String lastWrite = optionalField(info, "aof_last_write_status");
+    if (enabled == null || inProgress == null || scheduled == null || lastRewrite == null
+        || lastWrite == null) {
+      return null;
+    }
+    boolean rewritten = !"0".equals(inProgress) || !"0".equals(scheduled)
+        || !"-1".equals(lastRewrite) || (rewrites != null && !"0".equals(rewrites));
+    return new NodeInfo.Persistence("1".equals(enabled), fsync.get("appendfsync"), rewritten,
+        "ok".equals(lastWrite));
+  }
+
+  private static String optionalField(String info, String field) {
+    try {
+      return field(info, field);
+    } catch (IllegalStateException e) {
+      return null;
+    }
+  }
+
+  @Override
+  public CompletionStage<String> findLockKeys(String markerKey, String keyPrefix) {
+    return marker("check", markerKey, "", keyPrefix);
+  }
+
+  @Override
+  public CompletionStage<String> writeMarker(String markerKey, String markerValue,
+      String keyPrefix, boolean force) {
+    return marker(force ? "force" : "write", markerKey, markerValue, keyPrefix);
+  }
+
+  private CompletionStage<String> marker(String mode, String markerKey, String markerValue,
+      String keyPrefix) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    String pattern = keyPrefix.isEmpty() ? "" : globEscape(keyPrefix) + "*";
+    String own = keyPrefix + io.redlock.FreshMarker.OWN_KEYS;
+    return commands.<String>eval(Script.MARKER.source(), ScriptOutputType.VALUE,
+        new String[] {markerKey}, mode, markerValue, pattern, own, globEscape(own) + "*")
+        .toCompletableFuture().thenApply(found -> found == null ? "" : found);
+  }
+
+  @Override
+  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    // EVAL, not EVALSHA: once a second per node, the script's text costs nothing that
+    // matters, and there is no NOSCRIPT round trip after a restart.
+    return commands.<Long>eval(Script.RAISE_MAX_TTL.source(), ScriptOutputType.INTEGER,
+        new String[] {key}, Long.toString(maxTtlMillis)).toCompletableFuture();
+  }
+
+  /** {@code text} as a glob pattern that matches exactly it. */
+  static String globEscape(String text) {
+    StringBuilder escaped = new StringBuilder();
+    for (char c : text.toCharArray()) {
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+        escaped.append('\\');
+      }
+      escaped.append(c);
+    }
+    return escaped.toString();
   }
 
   /** The value of {@code name:value} in an {@code INFO} reply. */

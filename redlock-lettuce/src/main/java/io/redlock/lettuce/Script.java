@@ -39,6 +39,70 @@ record Script(String name, String source) {
       return 1
       """);
 
+  /**
+   * The fresh marker (see {@code io.redlock.FreshMarker}): KEYS[1] is the marker key, ARGV[1]
+   * the mode ({@code check}: only look; {@code write}: look, then write if nothing was found;
+   * {@code force}: write without looking), ARGV[2] the marker value, ARGV[3] a glob pattern
+   * for the keys under the key prefix, or empty for "every key", ARGV[4] the beginning of the
+   * library's own keys (never locks), ARGV[5] a glob pattern for them. Answers an empty string when
+   * nothing that may be a lock was found (and the marker was written, unless checking), else
+   * what was found. Atomic: no lock can be taken between the look and the write.
+   */
+  static final Script MARKER = of("marker", """
+      if ARGV[1] ~= 'force' then
+        local count = 0
+        local example = nil
+        local own = ARGV[4]
+        local function mine(key)
+          return string.sub(key, 1, #own) == own
+        end
+        if ARGV[3] == '' then
+          count = redis.call('dbsize') - #redis.call('keys', ARGV[5])
+          for _ = 1, 3 do
+            if count > 0 and not example then
+              local key = redis.call('randomkey')
+              if key and not mine(key) then
+                example = key
+              end
+            end
+          end
+        else
+          for _, key in ipairs(redis.call('keys', ARGV[3])) do
+            if not mine(key) then
+              count = count + 1
+              example = example or key
+            end
+          end
+        end
+        if count > 0 then
+          local shown = ''
+          if example then
+            shown = ', e.g. ' .. example
+          end
+          return 'holds ' .. count .. ' key(s) that may be locks' .. shown
+        end
+        if ARGV[1] == 'check' then
+          return ''
+        end
+      end
+      redis.call('set', KEYS[1], ARGV[2])
+      return ''
+      """);
+
+  /**
+   * The max-ttl register (see {@code io.redlock.FreshMarker#maxTtlKey}): raises the number at
+   * KEYS[1] to ARGV[1] unless it is larger, and answers the number it holds then.
+   */
+  static final Script RAISE_MAX_TTL = of("raise-max-ttl", """
+      local held = tonumber(redis.call('get', KEYS[1]) or '0') or 0
+      local mine = tonumber(ARGV[1])
+      if mine > held then
+        redis.call('set', KEYS[1], ARGV[1])
+        return mine
+      end
+      return held
+      """);
+
   /** Deletes each key that holds ARGV[1]; 1 if all of them did, else 0. */
   static final Script UNLOCK = of("unlock", """
       local deleted = 0

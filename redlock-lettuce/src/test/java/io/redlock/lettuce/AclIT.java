@@ -17,7 +17,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** ACL users and passwords: from the URI, from the configuration, and a wrong one. */
+/**
+ * ACL users and passwords: from the URI, from the configuration, and a wrong one; the least
+ * privileges the README gives, with the restart guard on; and a user that lacks one of them.
+ */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AclIT {
   private static final String USER = "locker";
@@ -26,7 +29,7 @@ class AclIT {
 
   @BeforeAll
   static void start() {
-    servers = RedisServers.builder().count(3).aclUser(USER, PASSWORD).start();
+    servers = RedisServers.builder().count(3).aclUser(USER, PASSWORD).fresh(true).start();
   }
 
   @AfterAll
@@ -46,7 +49,7 @@ class AclIT {
 
   @Test
   void credentialsInTheUriAreUsed() throws Exception {
-    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(urisWith(USER + ":" + PASSWORD)).build();
+    RedlockConfig config = RedlockConfig.builder().nodes(urisWith(USER + ":" + PASSWORD)).build();
     assertThat(config.toString()).doesNotContain(PASSWORD);
     try (Redlock redlock = Redlock.create(config);
         Lease lease = redlock.acquire("acl:uri", Duration.ofSeconds(10))) {
@@ -57,7 +60,7 @@ class AclIT {
 
   @Test
   void credentialsFromTheConfigurationAreUsed() throws Exception {
-    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(servers.uris())
+    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
         .username(USER).password(PASSWORD).build();
     assertThat(config.toString()).doesNotContain(PASSWORD).contains("password=****");
     try (Redlock redlock = Redlock.create(config);
@@ -66,10 +69,62 @@ class AclIT {
     }
   }
 
+  /**
+   * The ACL of the README, "Running in production", word for word (the user name and
+   * password aside): what the library needs, and nothing more.
+   */
+  static final String[] LEAST_PRIVILEGE = {"resetkeys", "~*", "resetchannels", "-@all",
+      "+set", "+get", "+del", "+exists", "+pexpire", "+eval", "+evalsha", "+info", "+time",
+      "+hello", "+ping"};
+
+  private static void createUser(String user, String password, String... rules) {
+    for (int i = 0; i < servers.size(); i++) {
+      java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
+          "ACL", "SETUSER", user, "reset", "on", ">" + password));
+      args.addAll(java.util.List.of(rules));
+      servers.command(i, args.toArray(String[]::new));
+    }
+  }
+
+  @Test
+  void theLeastPrivilegesOfTheReadmeLockExtendAndReleaseWithTheGuardOn() throws Exception {
+    createUser("least", "least-pw-1", LEAST_PRIVILEGE);
+    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
+        .username("least").password("least-pw-1").build();
+    assertThat(config.restartGuard()).isTrue();
+    try (Redlock redlock = Redlock.create(config)) {
+      try (Lease lease = redlock.acquire("acl:least", Duration.ofSeconds(10))) {
+        assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
+        assertThat(servers.command(2, "GET", "acl:least")).isEqualTo(lease.token());
+      }
+      try (Lease both = redlock.acquire(List.of("acl:a", "acl:b"), Duration.ofSeconds(10))) {
+        assertThat(both.extend(Duration.ofSeconds(10))).isTrue();
+      }
+      assertThat(servers.command(0, "GET", "acl:least")).isNull();
+    }
+  }
+
+  @Test
+  void aNodeThatRefusesInfoIsNamedInTheErrorNotSilentlyHeldBack() {
+    createUser("no-info", "no-info-pw-1", "resetkeys", "~*", "+@all", "-info");
+    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
+        .username("no-info").password("no-info-pw-1").retryCount(0).build();
+    try (Redlock redlock = Redlock.create(config)) {
+      assertThatThrownBy(() -> redlock.acquire("acl:no-info", Duration.ofSeconds(10)))
+          .isInstanceOfSatisfying(io.redlock.LockUnavailableException.class, e -> {
+            assertThat(e.lastOutcomes()).allSatisfy(outcome -> {
+              assertThat(outcome.vote()).isEqualTo(io.redlock.NodeOutcome.Vote.HELD_BACK);
+              assertThat(outcome.detail()).contains("refused").contains("NOPERM");
+            });
+            assertThat(e.getMessage()).contains("NOPERM").contains("INFO");
+          });
+    }
+  }
+
   @Test
   void aWrongPasswordIsAClearErrorNamingTheNodeWithoutThePassword() {
     String wrong = "wrong-secret-123";
-    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(urisWith(USER + ":" + wrong)).build();
+    RedlockConfig config = RedlockConfig.builder().nodes(urisWith(USER + ":" + wrong)).build();
     assertThatThrownBy(() -> Redlock.create(config))
         .isInstanceOf(RedlockConfigException.class)
         // every node refuses; whichever answered first is named
@@ -83,7 +138,7 @@ class AclIT {
 
   @Test
   void noCredentialsAtAllIsRefusedToo() {
-    RedlockConfig config = RedlockConfig.builder().restartGuard(false).nodes(servers.uris())
+    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
         .connectTimeout(Duration.ofSeconds(5)).build();
     assertThatThrownBy(() -> Redlock.create(config))
         .isInstanceOf(RedlockConfigException.class)

@@ -36,7 +36,7 @@ class RedlockIT {
 
   @BeforeAll
   static void start() {
-    servers = RedisServers.start(5);
+    servers = RedisServers.startFresh(5);
     redlock = Redlock.create(config().build());
   }
 
@@ -51,9 +51,8 @@ class RedlockIT {
   }
 
   static RedlockConfig.Builder config() {
-    // The servers were started a moment ago: the restart guard would hold them back for a
-    // ttl. RestartGuardIT tests the guard; here it would only slow the tests down.
-    return RedlockConfig.builder().nodes(servers.uris()).restartGuard(false);
+    // The servers were declared fresh after start: the restart guard (on) counts them at once.
+    return RedlockConfig.builder().nodes(servers.uris());
   }
 
   private static String resource() {

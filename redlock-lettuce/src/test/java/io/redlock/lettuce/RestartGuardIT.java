@@ -3,6 +3,8 @@ package io.redlock.lettuce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.redlock.FreshMarker;
+import io.redlock.InitReport;
 import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.NodeOutcome.Vote;
@@ -15,35 +17,43 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The restart guard and the start-up checks against real redis-server processes. */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+/**
+ * The restart guard, the fresh marker, persistence and the start-up checks against real
+ * redis-server processes. These tests start their fleets without declaring them fresh, unless
+ * the test is about the marker.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RestartGuardIT {
   private static final Duration TTL = Duration.ofSeconds(1);
+  /** The guard's window: longer than a reconnect and a probe take, short enough to wait out. */
+  private static final Duration MAX_TTL = Duration.ofSeconds(3);
 
   private RedisServers servers;
 
-  @BeforeEach
-  void start() {
-    servers = RedisServers.start(3);
-  }
-
   @AfterEach
   void stop() {
-    servers.close();
+    if (servers != null) {
+      servers.close();
+    }
   }
 
   private RedlockConfig.Builder config() {
-    return RedlockConfig.builder().nodes(servers.uris()).ttl(TTL).retryCount(0);
+    return RedlockConfig.builder().nodes(servers.uris()).ttl(TTL).maxTtl(MAX_TTL).retryCount(0);
   }
 
-  /** Tries once every 100 ms until a lease is granted; the time it takes is not asserted. */
+  /** Tries once every 100 ms, for at most 20 s, until a lease is granted. */
   private static Lease acquireEventually(Redlock redlock, String resource) throws Exception {
-    for (int i = 0; i < 100; i++) {
-      Optional<Lease> lease = redlock.tryAcquire(resource, TTL);
+    return acquireEventually(redlock, resource, TTL);
+  }
+
+  private static Lease acquireEventually(Redlock redlock, String resource, Duration ttl)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() - deadline < 0) {
+      Optional<Lease> lease = redlock.tryAcquire(resource, ttl);
       if (lease.isPresent()) {
         return lease.get();
       }
@@ -53,46 +63,107 @@ class RestartGuardIT {
   }
 
   @Test
-  void aFreshServerCountsOnlyOnceItHasBeenUpForATtl() throws Exception {
-    // a hold-back of 3 s, well beyond the time it takes to start the servers and connect
-    try (Redlock redlock = Redlock.create(config().ttl(Duration.ofSeconds(3)).build())) {
+  void aFreshServerCountsOnlyOnceItHasBeenUpForMaxTtl() throws Exception {
+    servers = RedisServers.start(3);
+    try (Redlock redlock = Redlock.create(config().build())) {
       // the servers started within the last second: every node is held back at first
       assertThatThrownBy(() -> redlock.acquire("fresh", TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e ->
-              assertThat(e.lastOutcomes()).allSatisfy(outcome -> {
-                assertThat(outcome.vote()).isEqualTo(Vote.ERROR);
-                assertThat(outcome.detail()).contains("restart guard");
-              }));
+          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
+            assertThat(e.lastOutcomes()).allSatisfy(outcome ->
+                assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK));
+            assertThat(e.getMessage()).contains("redlock init").contains("count for a majority");
+          });
       acquireEventually(redlock, "fresh").release();
     }
   }
 
   @Test
-  void aNodeRestartedEmptyDoesNotCountUntilItHasBeenUpForATtl() throws Exception {
-    // A hold-back of 3 s: longer than a reconnect and a probe take, so that there is a time
-    // when node 0 answers but does not count yet.
-    try (Redlock redlock = Redlock.create(config().ttl(Duration.ofSeconds(3)).build())) {
-      acquireEventually(redlock, "warm-up").release();
-      servers.restart(0); // a new process, without the keys of the old one
+  void serversTheTestKitDeclaredFreshCountAtOnce() throws Exception {
+    // the contract between the test kit's marker and the core's: one format
+    assertThat(RedisServers.FRESH_MARKER_KEY_SUFFIX).isEqualTo(FreshMarker.KEY_SUFFIX);
+    assertThat(RedisServers.FRESH_MARKER_VALUE_PREFIX).isEqualTo(FreshMarker.VALUE_PREFIX);
+    servers = RedisServers.startFresh(3);
+    // a window of 60 s: if the marker did not count, no lock could be had within the 20 s
+    // acquireEventually allows (it retries only because a loaded machine may time a vote out)
+    try (Redlock redlock = Redlock.create(config().maxTtl(Duration.ofSeconds(60)).build())) {
+      try (Lease lease = acquireEventually(redlock, "declared")) {
+        assertThat(servers.command(0, "GET", "declared")).isEqualTo(lease.token());
+      }
+    }
+  }
+
+  @Test
+  void initDeclaresACleanClusterFreshAndRefusesOneWithLockKeys() throws Exception {
+    servers = RedisServers.start(3);
+    servers.command(1, "SET", "orders:42", "someone-else", "PX", "60000");
+    InitReport refused = Redlock.init(config().build(), false);
+    assertThat(refused.complete()).isFalse();
+    assertThat(refused.nodes().get(1).outcome()).isEqualTo(InitReport.Outcome.HOLDS_KEYS);
+    assertThat(refused.nodes().get(1).detail()).contains("orders:42");
+    assertThat(servers.command(0, "GET", FreshMarker.key(""))).isNull();
+
+    servers.command(1, "DEL", "orders:42");
+    // the library's own keys are not locks: the register a client raised does not stop init
+    servers.command(0, "SET", FreshMarker.maxTtlKey(""), "60000");
+    InitReport done = Redlock.init(config().build(), false);
+    assertThat(done.complete()).isTrue();
+    String runId = done.nodes().get(2).runId();
+    assertThat(servers.command(2, "GET", FreshMarker.key(""))).isEqualTo(FreshMarker.value(runId));
+    try (Redlock redlock = Redlock.create(config().maxTtl(Duration.ofSeconds(60)).build())) {
+      acquireEventually(redlock, "after-init").release();
+    }
+  }
+
+  @Test
+  void aClientWithAShorterMaxTtlWaitsOutTheClustersLongestThroughTheRegister() throws Exception {
+    servers = RedisServers.startFresh(3);
+    try (Redlock longer = Redlock.create(config().maxTtl(Duration.ofSeconds(20)).build());
+        Redlock shorter = Redlock.create(config().build())) {
+      assertThat(servers.command(0, "GET", FreshMarker.maxTtlKey(""))).isEqualTo("20000");
+      acquireEventually(shorter, "warm-up").release();
+      servers.restart(0);
       servers.kill(1);
+      // past the shorter client's own window (3 s plus drift) and a reconnect, node 0 is
+      // still held back: the longer client's leases may live 20 s
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+      while (System.nanoTime() - until < 0) {
+        assertThat(shorter.tryAcquire("register", TTL)).isEmpty();
+        Thread.sleep(200);
+      }
+      assertThatThrownBy(() -> shorter.acquire("register", TTL))
+          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
+            assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+            assertThat(e.lastOutcomes().get(0).detail()).contains("of 20.2");
+          });
+    }
+  }
+
+  @Test
+  void aMarkerIsLostOnAnEmptyRestartAndTheGuardAppliesAgain() throws Exception {
+    servers = RedisServers.startFresh(3);
+    try (Redlock redlock = Redlock.create(config().build())) {
+      acquireEventually(redlock, "warm-up").release();
+      servers.restart(0); // a new process, without the keys (and the marker) of the old one
+      servers.kill(1);
+      assertThat(servers.command(0, "GET", FreshMarker.key(""))).isNull();
       // node 0 and node 2 would make a majority, but node 0 may have forgotten a lock
       assertThatThrownBy(() -> redlock.acquire("after-restart", TTL))
           .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-            // node 0 is held back (or not reconnected yet); node 1 is dead; so the attempt is
-            // lost as soon as both say so, whether or not node 2 has answered by then
-            assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.ERROR);
-            assertThat(e.lastOutcomes().get(1).vote()).isIn(Vote.ERROR, Vote.TIMEOUT);
+            assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+            assertThat(e.lastOutcomes().get(1).vote())
+                .isIn(Vote.ERROR, Vote.TIMEOUT, Vote.HELD_BACK);
           });
       assertThat(servers.command(0, "GET", "after-restart")).isNull();
-      // Node 0 is reconnected and probed within a second or so; from then on its vote says
-      // the guard holds it back for its short uptime, until it has been up long enough.
+      // Once reconnected and probed, its vote says how long it has been up, until it counts.
       boolean sawItHeldBackWhileUp = false;
       Lease lease = null;
-      for (int i = 0; i < 200 && lease == null; i++) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (lease == null && System.nanoTime() - deadline < 0) {
         try {
           lease = redlock.acquire("after-restart", TTL);
         } catch (LockUnavailableException e) {
-          sawItHeldBackWhileUp |= e.lastOutcomes().get(0).detail().contains("up for");
+          sawItHeldBackWhileUp |= e.lastOutcomes().get(0).vote() == Vote.HELD_BACK
+              && e.lastOutcomes().get(0).detail().contains("up for");
           Thread.sleep(50);
         }
       }
@@ -105,9 +176,54 @@ class RestartGuardIT {
   }
 
   @Test
+  void aNodeWithAofAlwaysCountsAtOnceAfterAKillAndRestart() throws Exception {
+    servers = RedisServers.builder().count(3).appendOnly(true).fresh(true).start();
+    // a long window: if node 0 counted only by its uptime, this test could not pass in time
+    RedlockConfig config = config().maxTtl(Duration.ofSeconds(60)).build();
+    try (Redlock redlock = Redlock.create(config)) {
+      Lease held = acquireEventually(redlock, "persisted", TTL.multipliedBy(20));
+      servers.kill(0); // SIGKILL: only what reached the AOF survives
+      servers.restart(0);
+      servers.kill(1);
+      assertThat(servers.command(0, "GET", "persisted")).as("loaded from the AOF")
+          .isEqualTo(held.token());
+      // node 0 is a new process that loaded every write: once reconnected and probed, it
+      // counts, well before the 60 s window
+      Lease other = acquireEventually(redlock, "other");
+      assertThat(servers.command(0, "GET", "other")).isEqualTo(other.token());
+      other.release();
+      assertThat(redlock.tryAcquire("persisted", TTL)).as("the lease it kept still excludes")
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void aofSwitchedOnAtRunTimeAfterAnEmptyRestartDoesNotCount() throws Exception {
+    servers = RedisServers.startFresh(3);
+    try (Redlock redlock = Redlock.create(config().maxTtl(Duration.ofSeconds(60)).build())) {
+      acquireEventually(redlock, "warm-up").release();
+      servers.restart(0); // empty
+      servers.command(0, "SET", FreshMarker.key(""), FreshMarker.value("an-earlier-process"));
+      servers.command(0, "CONFIG", "SET", "appendonly", "yes");
+      servers.command(0, "CONFIG", "SET", "appendfsync", "always");
+      servers.kill(1);
+      // give the guard time to reconnect and probe node 0 a few times: it stays held back
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+      while (System.nanoTime() - until < 0) {
+        assertThat(redlock.tryAcquire("runtime-aof", TTL)).isEmpty();
+        Thread.sleep(200);
+      }
+      assertThatThrownBy(() -> redlock.acquire("runtime-aof", TTL))
+          .isInstanceOfSatisfying(LockUnavailableException.class, e ->
+              assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK));
+    }
+  }
+
+  @Test
   void withTheGuardOffARestartedNodeCountsAsSoonAsItIsReconnected() throws Exception {
+    servers = RedisServers.start(3);
     try (Redlock redlock = Redlock.create(config().restartGuard(false).build())) {
-      redlock.acquire("warm-up", TTL).release();
+      acquireEventually(redlock, "warm-up").release();
       servers.restart(0);
       servers.kill(1);
       try (Lease lease = acquireEventually(redlock, "unguarded")) {
@@ -118,6 +234,7 @@ class RestartGuardIT {
 
   @Test
   void twoUrisThatReachOneServerAreRefused() {
+    servers = RedisServers.start(3);
     List<String> nodes = List.of(servers.uri(0), servers.uri(1),
         "redis://localhost:" + servers.port(0));
     assertThatThrownBy(() -> Redlock.create(RedlockConfig.builder().nodes(nodes).build()))
@@ -129,6 +246,7 @@ class RestartGuardIT {
 
   @Test
   void aReplicaIsRefused() {
+    servers = RedisServers.start(3);
     servers.command(2, "REPLICAOF", servers.host(), Integer.toString(servers.port(0)));
     assertThatThrownBy(() -> Redlock.create(RedlockConfig.builder().nodes(servers.uris()).build()))
         .isInstanceOf(RedlockConfigException.class)

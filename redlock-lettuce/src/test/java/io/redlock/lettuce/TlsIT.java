@@ -28,7 +28,7 @@ class TlsIT {
 
   @BeforeAll
   static void start() {
-    servers = RedisServers.builder().count(3).tls(true).start();
+    servers = RedisServers.builder().count(3).tls(true).fresh(true).start();
   }
 
   @AfterAll
@@ -45,7 +45,7 @@ class TlsIT {
   }
 
   private static RedlockConfig config() {
-    return RedlockConfig.builder().nodes(tlsUris()).restartGuard(false)
+    return RedlockConfig.builder().nodes(tlsUris())
         .connectTimeout(Duration.ofSeconds(5)).build();
   }
 

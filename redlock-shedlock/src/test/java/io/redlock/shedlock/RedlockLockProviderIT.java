@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>Scaled where ShedLock's cases use a {@code lockAtMostFor} of 1 or 50 ms: a Redlock ttl
  * must be longer than the node timeout (50 ms here), so those cases use a few hundred ms.
- * The default {@code lockAtMostFor} here is 30 s rather than ShedLock's 5 min, to stay a
- * ttl that an instance with a short maximum ttl accepts. Where ShedLock's cases sleep, these
+ * The default {@code lockAtMostFor} here is 30 s rather than ShedLock's 5 min, to stay within
+ * the default {@code maxTtl} (1 min). Where ShedLock's cases sleep, these
  * wait with a deadline for the state they expect.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -48,11 +48,8 @@ class RedlockLockProviderIT {
 
   @BeforeAll
   static void start() {
-    servers = RedisServers.start(5);
-    // The servers were started a moment ago: the restart guard would hold them back for a
-    // ttl. RestartGuardIT tests the guard; here it would only slow the tests down.
-    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).restartGuard(false)
-        .build());
+    servers = RedisServers.startFresh(5); // declared fresh: the restart guard counts them
+    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).build());
     provider = new RedlockLockProvider(redlock);
   }
 

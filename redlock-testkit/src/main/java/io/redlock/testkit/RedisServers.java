@@ -85,6 +85,17 @@ public final class RedisServers implements AutoCloseable {
     }
 
     /**
+     * Starts {@code count} plain servers, as {@link #start(int)}, and declares them fresh
+     * ({@link #declareFresh()}): clients with the restart guard on count them at once.
+     *
+     * @param count how many servers, at least 1
+     * @return the running fleet, to be closed by the caller
+     */
+    public static RedisServers startFresh(int count) {
+        return builder().count(count).fresh(true).start();
+    }
+
+    /**
      * Returns a builder for a fleet with non-default options.
      *
      * @return a new builder, by default for one plain server
@@ -271,6 +282,56 @@ public final class RedisServers implements AutoCloseable {
         return node(i).command(args);
     }
 
+    /**
+     * The key of the fresh marker for clients with {@code keyPrefix}: {@code keyPrefix +}
+     * {@value #FRESH_MARKER_KEY_SUFFIX}. The same format as redlock-core's
+     * {@code io.redlock.FreshMarker} (which this kit does not depend on); a contract test in
+     * redlock-lettuce checks that the core accepts what this kit writes.
+     */
+    public static final String FRESH_MARKER_KEY_SUFFIX = "__redlock__:fresh";
+
+    /** How a fresh marker's value begins; the {@code run_id} follows: {@value}. */
+    public static final String FRESH_MARKER_VALUE_PREFIX = "redlock-fresh/1 run_id=";
+
+    /**
+     * Declares every running server fresh for clients without a key prefix, as
+     * {@code redlock init} does: see {@link #declareFresh(int, String)}.
+     */
+    public void declareFresh() {
+        for (int i = 0; i < nodes.size(); i++) {
+            if (isRunning(i)) {
+                declareFresh(i, "");
+            }
+        }
+    }
+
+    /**
+     * Declares server {@code i}'s current process fresh: writes the fresh marker, bound to its
+     * current {@code run_id}, so that a Redlock with the restart guard on counts it at once
+     * instead of one {@code maxTtl} after it started. A later {@link #restart} draws a new
+     * {@code run_id}: the marker stops matching (and is lost, unless the fleet persists).
+     * Unlike {@code redlock init}, it does not look for lock keys first: tests know what
+     * their servers hold.
+     *
+     * @param i the server index, from 0
+     * @param keyPrefix the clients' key prefix, empty for none
+     */
+    public void declareFresh(int i, String keyPrefix) {
+        Objects.requireNonNull(keyPrefix, "keyPrefix");
+        String info = String.valueOf(command(i, "INFO", "server"));
+        String runId = null;
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("run_id:")) {
+                runId = line.substring("run_id:".length()).trim();
+            }
+        }
+        if (runId == null || runId.isEmpty()) {
+            throw new IllegalStateException("redis node " + i + " reported no run_id");
+        }
+        command(i, "SET", keyPrefix + FRESH_MARKER_KEY_SUFFIX, FRESH_MARKER_VALUE_PREFIX + runId);
+        LOG.info("Declared redis node {} (port {}) fresh: run_id {}", i, port(i), runId);
+    }
+
     /** The data directory of server {@code i}; package-private for tests of this kit. */
     Path dir(int i) {
         return node(i).dir();
@@ -320,8 +381,23 @@ public final class RedisServers implements AutoCloseable {
         private boolean appendOnly;
         private boolean tls;
         private Duration commandTimeout = Duration.ofSeconds(3);
+        private boolean fresh;
 
         private Builder() {
+        }
+
+        /**
+         * Whether {@link #start()} declares every server fresh once it runs
+         * ({@link RedisServers#declareFresh()}), so that clients with the restart guard on
+         * and no key prefix count them at once. Default off: a fresh server is held back for
+         * one {@code maxTtl}, as in production without {@code redlock init}.
+         *
+         * @param fresh whether to write the fresh marker after start
+         * @return this builder
+         */
+        public Builder fresh(boolean fresh) {
+            this.fresh = fresh;
+            return this;
         }
 
         /**
@@ -432,6 +508,14 @@ public final class RedisServers implements AutoCloseable {
                 throw e;
             }
             RedisServers fleet = new RedisServers(started, certificate);
+            if (fresh) {
+                try {
+                    fleet.declareFresh();
+                } catch (RuntimeException | Error e) {
+                    fleet.close();
+                    throw e;
+                }
+            }
             LOG.info("Started {} redis-server(s) on {}{}{}", count, fleet.uris(),
                     appendOnly ? " with AOF" : "", aclUser != null ? " with ACL user " + aclUser : "");
             return fleet;

@@ -142,7 +142,7 @@ final class TortureClient implements Runnable, ClientHandle {
     for (NodeOutcome outcome : outcomes) {
       if (outcome.vote() == Vote.TAKEN) {
         taken++;
-      } else if (outcome.detail().contains("restart guard")) {
+      } else if (outcome.vote() == Vote.HELD_BACK) {
         guarded++;
       } else if (outcome.vote() != Vote.GRANTED && outcome.vote() != Vote.PENDING) {
         other++;

@@ -47,8 +47,7 @@ public class FullCycleBench {
     redlock = Redlock.create(RedlockConfig.builder()
         .nodes(InMemoryNodes.uris(5))
         .ttl(TTL)
-        .restartGuard(false)
-        .build(), transport);
+        .build(), transport); // in-memory nodes report a day of uptime: the guard counts them
     noTimer = overNoTimer();
   }
 
@@ -68,7 +67,7 @@ public class FullCycleBench {
         clients.add(transport.open(uri, null));
       }
       RedlockConfig config = RedlockConfig.builder().nodes(InMemoryNodes.uris(5)).ttl(TTL)
-          .restartGuard(false).build();
+          .build();
       return (Redlock) over.invoke(null, config, clients, QuorumBench.NO_TIMER,
           new java.util.Random(), (java.util.concurrent.Executor) Runnable::run);
     } catch (ReflectiveOperationException e) {

@@ -1,0 +1,574 @@
+package io.redlock.cli;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.redlock.FreshMarker;
+import io.redlock.RedlockConfig;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code redlock doctor}: checks each node against what Redlock's safety assumes, one row per
+ * node and a verdict.
+ *
+ * <p>The I/O ({@link #examine}) is apart from the judgement ({@link #assess}), which is pure.
+ */
+@Command(
+    name = "doctor",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Checks the nodes against what Redlock's safety assumes.",
+    description = {
+        "Per node: reachable, role (must be master), Redis version, run_id, persistence"
+            + " against the restart guard, eviction (maxmemory with any policy but noeviction"
+            + " can evict lock keys), clock offset and rate against this host, round trip"
+            + " against the node timeout, the ACL rights the library needs (checked by running"
+            + " them on the key <prefix>__redlock__:doctor, which is deleted again), and the"
+            + " guard state (fresh marker, uptime). Then a verdict.",
+        "",
+        "Safety problems (exit 1): two URIs reaching one server (same run_id), a replica,"
+            + " maxmemory with an evicting policy, a clock that runs ahead of this host's by"
+            + " more than the drift factor. Warnings (exit 0): unreachable nodes (a minority),"
+            + " missing rights, slow round trips, nodes held back by the guard."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "0:healthy (warnings may be listed)",
+        "1:a safety problem was found",
+        "2:bad arguments, settings or config file",
+        "3:could not run: fewer than a majority of the nodes answered"})
+final class DoctorCommand implements Callable<Integer> {
+
+  /** How long the clock rate is measured for, per node. */
+  static final Duration RATE_BASELINE = Duration.ofSeconds(2);
+
+  /** The commands the library needs, and what for (see the README). */
+  static final Map<String, String> NEEDED = neededCommands();
+
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  ConnectionOptions connection;
+
+  @Option(names = "--json", description = "Print the rows and the verdict as one JSON document.")
+  boolean json;
+
+  /** What one node said; {@code error} is set when it could not be reached. */
+  record NodeFacts(String node, String error, String role, String version, String runId,
+      Long uptimeSeconds, String appendonly, String appendfsync, boolean rewrittenSinceStart,
+      Long maxmemory, String maxmemoryPolicy, String marker, Long offsetMillis,
+      Double rateExcess, Double rateUncertainty, Long roundTripMicros, List<String> refused) {
+    boolean reachable() {
+      return error == null;
+    }
+  }
+
+  /** How bad a finding is. */
+  enum Severity { OK, WARN, PROBLEM }
+
+  /** One finding on one node (or on the cluster, node {@code null}). */
+  record Finding(String node, Severity severity, String check, String text) {}
+
+  /** Everything doctor concluded. */
+  record Verdict(List<Finding> findings, int reachable, int nodes, int exitCode) {}
+
+  private static Map<String, String> neededCommands() {
+    Map<String, String> needed = new LinkedHashMap<>();
+    needed.put("set", "acquire one resource (SET NX PX)");
+    needed.put("eval", "acquire several resources; EVALSHA's fallback");
+    needed.put("evalsha", "extend and release (compare-and-act scripts)");
+    needed.put("get", "scripts compare the token; the guard reads the fresh marker");
+    needed.put("del", "release (inside the script)");
+    needed.put("pexpire", "extend (inside the script)");
+    needed.put("exists", "acquire several resources (inside the script)");
+    needed.put("info", "restart guard and start-up checks: run_id, uptime, role");
+    needed.put("time", "restart guard: the node's clock");
+    return needed;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    ConnectionOptions.Settings settings = connection.resolve();
+    RedlockConfig config = connection.build(settings, settings.builder());
+    List<NodeFacts> facts = examineAll(settings);
+    Verdict verdict = assess(facts, config);
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(toJson(facts, verdict));
+    } else {
+      print(out, facts, verdict, config);
+    }
+    out.flush();
+    return verdict.exitCode();
+  }
+
+  /** Judges the facts: pure, so that every rule can be tested without Redis. */
+  static Verdict assess(List<NodeFacts> facts, RedlockConfig config) {
+    List<Finding> findings = new ArrayList<>();
+    long windowMillis = config.maxTtl().toMillis() + config.driftFor(config.maxTtl()).toMillis();
+    Map<String, String> runIds = new HashMap<>();
+    int reachable = 0;
+    for (NodeFacts f : facts) {
+      if (!f.reachable()) {
+        findings.add(new Finding(f.node(), Severity.WARN, "reachable", "unreachable: "
+            + f.error()));
+        continue;
+      }
+      reachable++;
+      String other = f.runId() == null ? null : runIds.putIfAbsent(f.runId(), f.node());
+      if (other != null) {
+        findings.add(new Finding(f.node(), Severity.PROBLEM, "run_id", "the same server as "
+            + other + " (run_id " + f.runId() + "): two URIs, one node"));
+      }
+      if (!"master".equals(f.role())) {
+        findings.add(new Finding(f.node(), Severity.PROBLEM, "role", "role " + f.role()
+            + ": every node must be an independent master"));
+      }
+      if (f.maxmemory() == null || f.maxmemoryPolicy() == null) {
+        findings.add(new Finding(f.node(), Severity.WARN, "eviction",
+            "maxmemory not readable (CONFIG GET refused): eviction not checked"));
+      } else if (f.maxmemory() > 0
+          && !f.maxmemoryPolicy().toLowerCase(Locale.ROOT).equals("noeviction")) {
+        findings.add(new Finding(f.node(), Severity.PROBLEM, "eviction", "maxmemory "
+            + f.maxmemory() + " with maxmemory-policy " + f.maxmemoryPolicy()
+            + " can evict lock keys; use noeviction or maxmemory 0"));
+      }
+      if (f.rateExcess() != null && f.rateUncertainty() != null
+          && f.rateExcess() - f.rateUncertainty() > config.driftFactor()) {
+        findings.add(new Finding(f.node(), Severity.PROBLEM, "clock", String.format(Locale.ROOT,
+            "clock runs %.2f%% ahead of this host's (more than driftFactor %.2f%%): keys"
+                + " expire early", 100 * f.rateExcess(), 100 * config.driftFactor())));
+      }
+      if (f.roundTripMicros() != null
+          && f.roundTripMicros() * 2 > config.nodeTimeout().toNanos() / 1_000) {
+        findings.add(new Finding(f.node(), Severity.WARN, "round trip", "round trip "
+            + f.roundTripMicros() / 1_000.0 + " ms is more than half the node timeout "
+            + DurationConverter.format(config.nodeTimeout()) + ": votes may time out"));
+      }
+      if (!f.refused().isEmpty()) {
+        List<String> why = new ArrayList<>();
+        for (String command : f.refused()) {
+          why.add(command + " (" + NEEDED.getOrDefault(command, "needed") + ")");
+        }
+        findings.add(new Finding(f.node(), Severity.WARN, "acl", "refuses "
+            + String.join(", ", why) + ": locks "
+            + (f.refused().contains("info") || f.refused().contains("time")
+                ? "never count while the restart guard is on" : "fail")
+            + "; see the README's ACL"));
+      }
+      if (config.restartGuard() && !countsAtOnce(f) && f.uptimeSeconds() != null
+          && f.uptimeSeconds() * 1_000 < windowMillis) {
+        findings.add(new Finding(f.node(), Severity.WARN, "guard", "held back by the restart"
+            + " guard for another " + (windowMillis / 1_000 - f.uptimeSeconds()) + " s;"
+            + " 'redlock init' declares a brand-new cluster fresh"));
+      }
+    }
+    int quorum = facts.size() / 2 + 1;
+    boolean problem = findings.stream().anyMatch(f -> f.severity() == Severity.PROBLEM);
+    int exit = reachable < quorum ? ExitCodes.FAILURE
+        : problem ? ExitCodes.VIOLATION : ExitCodes.OK;
+    return new Verdict(findings, reachable, facts.size(), exit);
+  }
+
+  /** Whether a node counts at once: a marker names its process, or it persists every write. */
+  static boolean countsAtOnce(NodeFacts f) {
+    if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
+      return true;
+    }
+    return persistsEveryWrite(f) && FreshMarker.isMarker(f.marker());
+  }
+
+  static boolean persistsEveryWrite(NodeFacts f) {
+    return "yes".equals(f.appendonly()) && "always".equals(f.appendfsync())
+        && !f.rewrittenSinceStart();
+  }
+
+  static String guardState(NodeFacts f, RedlockConfig config) {
+    if (!config.restartGuard()) {
+      return "off";
+    }
+    if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
+      return "counts (fresh marker)";
+    }
+    if (persistsEveryWrite(f) && FreshMarker.isMarker(f.marker())) {
+      return "counts (AOF always, data loaded)";
+    }
+    long windowMillis = config.maxTtl().toMillis() + config.driftFor(config.maxTtl()).toMillis();
+    if (f.uptimeSeconds() == null) {
+      return "?";
+    }
+    return f.uptimeSeconds() * 1_000 >= windowMillis ? "counts (uptime)" : "held back";
+  }
+
+  static String persistence(NodeFacts f) {
+    if (f.appendonly() == null) {
+      return "unknown (CONFIG GET refused): the guard waits out restarts";
+    }
+    if (persistsEveryWrite(f)) {
+      return "AOF always: a restarted node counts at once"
+          + (FreshMarker.isMarker(f.marker()) ? "" : " once 'redlock init' wrote a marker");
+    }
+    return "appendonly " + f.appendonly() + ", appendfsync " + f.appendfsync()
+        + (f.rewrittenSinceStart() ? ", AOF rewritten" : "")
+        + ": the guard holds a restarted node back for max-ttl";
+  }
+
+  private List<NodeFacts> examineAll(ConnectionOptions.Settings settings)
+      throws InterruptedException {
+    Duration timeout = settings.connectTimeout();
+    ClientResources resources = DefaultClientResources.builder()
+        .ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    ExecutorService pool = Executors.newFixedThreadPool(settings.nodes().size(), runnable -> {
+      Thread thread = new Thread(runnable, "redlock-doctor");
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<CompletableFuture<NodeFacts>> futures = new ArrayList<>();
+      for (String node : settings.nodes()) {
+        futures.add(CompletableFuture.supplyAsync(
+            () -> examine(node, settings, resources, timeout), pool));
+      }
+      List<NodeFacts> facts = new ArrayList<>();
+      long deadline = System.nanoTime() + timeout.toNanos() * 3 + RATE_BASELINE.toNanos();
+      for (int i = 0; i < futures.size(); i++) {
+        try {
+          facts.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()),
+              TimeUnit.NANOSECONDS));
+        } catch (java.util.concurrent.ExecutionException
+            | java.util.concurrent.TimeoutException e) {
+          facts.add(unreachable(StatusCommand.displayName(settings.nodes().get(i)),
+              "no answer in time"));
+        }
+      }
+      return facts;
+    } finally {
+      pool.shutdownNow();
+      resources.shutdown(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  private static NodeFacts unreachable(String node, String error) {
+    return new NodeFacts(node, error, null, null, null, null, null, null, false, null, null,
+        null, null, null, null, null, List.of());
+  }
+
+  /** Asks one node everything doctor needs; never throws. */
+  static NodeFacts examine(String node, ConnectionOptions.Settings settings,
+      ClientResources resources, Duration timeout) {
+    String name = StatusCommand.displayName(node);
+    RedisURI uri;
+    try {
+      uri = RedisURI.create(node);
+    } catch (RuntimeException e) {
+      return unreachable(name, "not a Redis URI");
+    }
+    if (URI.create(node).getUserInfo() == null && settings.password() != null) {
+      if (settings.username() != null) {
+        uri.setAuthentication(settings.username(), settings.password());
+      } else {
+        uri.setAuthentication(settings.password());
+      }
+    }
+    uri.setTimeout(timeout);
+    RedisClient client = RedisClient.create(resources);
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(false)
+        .timeoutOptions(TimeoutOptions.enabled(timeout))
+        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+        .build());
+    try (StatefulRedisConnection<String, String> connection =
+        client.connect(StringCodec.UTF8, uri)) {
+      RedisCommands<String, String> redis = connection.sync();
+      List<String> refused = new ArrayList<>();
+      Map<String, String> info = new HashMap<>();
+      try {
+        info.putAll(parseInfo(redis.info("server") + "\n" + redis.info("replication") + "\n"
+            + redis.info("persistence")));
+      } catch (RuntimeException e) {
+        refused.add("info");
+      }
+      String appendonly = config(redis, "appendonly");
+      String appendfsync = config(redis, "appendfsync");
+      String maxmemory = config(redis, "maxmemory");
+      String policy = config(redis, "maxmemory-policy");
+      String marker = null;
+      try {
+        marker = redis.get(FreshMarker.key(settings.keyPrefix()));
+      } catch (RuntimeException e) {
+        refused.add("get");
+      }
+      Long offset = null;
+      Double excess = null;
+      Double uncertainty = null;
+      long bestRoundTrip = Long.MAX_VALUE;
+      try {
+        long[] first = readClock(redis);
+        bestRoundTrip = first[2];
+        offset = (first[0] / 1_000 - first[3]);
+        Thread.sleep(RATE_BASELINE.toMillis());
+        long[] second = readClock(redis);
+        bestRoundTrip = Math.min(bestRoundTrip, second[2]);
+        double local = second[1] - first[1];
+        excess = ((second[0] - first[0]) * 1_000.0 - local) / local;
+        uncertainty = (first[2] / 2.0 + second[2] / 2.0) / local;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        refused.add("time");
+      }
+      for (int i = 0; i < 5; i++) {
+        long sent = System.nanoTime();
+        redis.ping();
+        bestRoundTrip = Math.min(bestRoundTrip, System.nanoTime() - sent);
+      }
+      refused.addAll(refusedScriptCommands(redis, settings.keyPrefix()));
+      Long uptime = null;
+      try {
+        uptime = Long.valueOf(info.getOrDefault("uptime_in_seconds", ""));
+      } catch (NumberFormatException e) {
+        // left unknown
+      }
+      boolean rewritten = !"0".equals(info.getOrDefault("aof_rewrite_in_progress", "0"))
+          || !"0".equals(info.getOrDefault("aof_rewrite_scheduled", "0"))
+          || !"-1".equals(info.getOrDefault("aof_last_rewrite_time_sec", "-1"))
+          || !"0".equals(info.getOrDefault("aof_rewrites", "0"));
+      return new NodeFacts(name, null, info.getOrDefault("role", "?"),
+          info.getOrDefault("redis_version", "?"), info.get("run_id"), uptime, appendonly,
+          appendfsync, rewritten, maxmemory == null ? null : Long.valueOf(maxmemory), policy,
+          marker, offset, excess, uncertainty,
+          bestRoundTrip == Long.MAX_VALUE ? null : bestRoundTrip / 1_000, List.copyOf(refused));
+    } catch (RuntimeException e) {
+      return unreachable(name, oneLine(e));
+    } finally {
+      client.shutdown(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /** {@code TIME}: {node micros, local nanos at the midpoint, round trip nanos, wall millis}. */
+  private static long[] readClock(RedisCommands<String, String> redis) {
+    long wall = System.currentTimeMillis();
+    long sent = System.nanoTime();
+    List<String> time = redis.time();
+    long received = System.nanoTime();
+    long micros = Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
+    return new long[] {micros, sent + (received - sent) / 2, received - sent,
+        wall + (received - sent) / 2_000_000};
+  }
+
+  private static String config(RedisCommands<String, String> redis, String parameter) {
+    try {
+      return redis.configGet(parameter).get(parameter);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Runs what the library's requests run, on a key of doctor's own, and returns the commands
+   * the node refused (NOPERM).
+   */
+  private static List<String> refusedScriptCommands(RedisCommands<String, String> redis,
+      String keyPrefix) {
+    List<String> refused = new ArrayList<>();
+    String key = keyPrefix + "__redlock__:doctor";
+    try {
+      redis.set(key, "doctor", SetArgs.Builder.nx().px(5_000));
+    } catch (RuntimeException e) {
+      addIfRefused(refused, e, "set");
+    }
+    for (String command : List.of("get", "exists", "pexpire", "del")) {
+      String script = "return redis.call('" + command + "', KEYS[1]"
+          + (command.equals("pexpire") ? ", 5000" : "") + ")";
+      try {
+        redis.eval(script, ScriptOutputType.VALUE, key);
+      } catch (RuntimeException e) {
+        if (isRefused(e) && oneLine(e).toLowerCase(Locale.ROOT).contains("'" + command + "'")) {
+          refused.add(command);
+        } else {
+          addIfRefused(refused, e, "eval");
+        }
+      }
+    }
+    try {
+      redis.evalsha("0000000000000000000000000000000000000000", ScriptOutputType.VALUE, key);
+    } catch (RuntimeException e) {
+      addIfRefused(refused, e, "evalsha"); // NOSCRIPT means it is allowed
+    }
+    try {
+      redis.del(key);
+    } catch (RuntimeException e) {
+      // the key expires by itself
+    }
+    return refused.stream().distinct().toList();
+  }
+
+  private static void addIfRefused(List<String> refused, RuntimeException e, String command) {
+    if (isRefused(e)) {
+      refused.add(command);
+    }
+  }
+
+  private static boolean isRefused(RuntimeException e) {
+    return oneLine(e).toUpperCase(Locale.ROOT).contains("NOPERM");
+  }
+
+  private static Map<String, String> parseInfo(String text) {
+    Map<String, String> fields = new HashMap<>();
+    for (String line : text.split("\r?\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0 && !line.startsWith("#")) {
+        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+      }
+    }
+    return fields;
+  }
+
+  private static String oneLine(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage() != null ? root.getMessage() : root.toString();
+    return message.replaceAll("\\s+", " ");
+  }
+
+  private static void print(PrintWriter out, List<NodeFacts> facts, Verdict verdict,
+      RedlockConfig config) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"NODE", "REACHABLE", "ROLE", "VERSION", "UPTIME", "GUARD", "RTT",
+        "CLOCK", "EVICTION", "PERSISTENCE"});
+    for (NodeFacts f : facts) {
+      if (!f.reachable()) {
+        rows.add(new String[] {f.node(), "no: " + f.error(), "-", "-", "-", "-", "-", "-", "-",
+            "-"});
+        continue;
+      }
+      rows.add(new String[] {f.node(), "yes", f.role(), f.version(),
+          f.uptimeSeconds() == null ? "?" : f.uptimeSeconds() + "s", guardState(f, config),
+          f.roundTripMicros() == null ? "?"
+              : String.format(Locale.ROOT, "%.2fms", f.roundTripMicros() / 1_000.0),
+          f.rateExcess() == null ? "?" : String.format(Locale.ROOT, "%+dms %+.3f%%",
+              f.offsetMillis(), 100 * f.rateExcess()),
+          f.maxmemoryPolicy() == null ? "?" : "maxmemory " + f.maxmemory() + " "
+              + f.maxmemoryPolicy(),
+          persistence(f)});
+    }
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int c = 0; c < row.length; c++) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < row.length; c++) {
+        line.append(c == row.length - 1 ? row[c]
+            : String.format(Locale.ROOT, "%-" + widths[c] + "s  ", row[c]));
+      }
+      out.println(line.toString().stripTrailing());
+    }
+    for (Finding finding : verdict.findings()) {
+      out.println(finding.severity() + " " + finding.node() + " " + finding.check() + ": "
+          + finding.text());
+    }
+    out.println("verdict: " + verdictWord(verdict) + " (" + verdict.reachable() + " of "
+        + verdict.nodes() + " node(s) answered)");
+  }
+
+  static String verdictWord(Verdict verdict) {
+    return switch (verdict.exitCode()) {
+      case ExitCodes.OK -> "healthy";
+      case ExitCodes.VIOLATION -> "safety problem";
+      default -> "cannot run: fewer than a majority answered";
+    };
+  }
+
+  static String toJson(List<NodeFacts> facts, Verdict verdict) {
+    StringBuilder json = new StringBuilder("{\"verdict\":").append(quote(verdictWord(verdict)))
+        .append(",\"exitCode\":").append(verdict.exitCode()).append(",\"nodes\":[");
+    for (int i = 0; i < facts.size(); i++) {
+      NodeFacts f = facts.get(i);
+      json.append(i == 0 ? "" : ",").append("{\"node\":").append(quote(f.node()))
+          .append(",\"reachable\":").append(f.reachable())
+          .append(",\"error\":").append(quote(f.error()))
+          .append(",\"role\":").append(quote(f.role()))
+          .append(",\"version\":").append(quote(f.version()))
+          .append(",\"runId\":").append(quote(f.runId()))
+          .append(",\"uptimeSeconds\":").append(f.uptimeSeconds())
+          .append(",\"appendonly\":").append(quote(f.appendonly()))
+          .append(",\"appendfsync\":").append(quote(f.appendfsync()))
+          .append(",\"maxmemory\":").append(f.maxmemory())
+          .append(",\"maxmemoryPolicy\":").append(quote(f.maxmemoryPolicy()))
+          .append(",\"freshMarker\":").append(f.marker() != null)
+          .append(",\"clockOffsetMillis\":").append(f.offsetMillis())
+          .append(",\"clockRateExcess\":").append(f.rateExcess())
+          .append(",\"roundTripMicros\":").append(f.roundTripMicros())
+          .append(",\"refused\":[");
+      for (int r = 0; r < f.refused().size(); r++) {
+        json.append(r == 0 ? "" : ",").append(quote(f.refused().get(r)));
+      }
+      json.append("]}");
+    }
+    json.append("],\"findings\":[");
+    for (int i = 0; i < verdict.findings().size(); i++) {
+      Finding finding = verdict.findings().get(i);
+      json.append(i == 0 ? "" : ",").append("{\"node\":").append(quote(finding.node()))
+          .append(",\"severity\":").append(quote(finding.severity().name()))
+          .append(",\"check\":").append(quote(finding.check()))
+          .append(",\"text\":").append(quote(finding.text())).append('}');
+    }
+    return json.append("]}").toString();
+  }
+
+  private static String quote(String text) {
+    if (text == null) {
+      return "null";
+    }
+    StringBuilder quoted = new StringBuilder("\"");
+    for (char c : text.toCharArray()) {
+      switch (c) {
+        case '"' -> quoted.append("\\\"");
+        case '\\' -> quoted.append("\\\\");
+        case '\n' -> quoted.append("\\n");
+        case '\r' -> quoted.append("\\r");
+        case '\t' -> quoted.append("\\t");
+        default -> {
+          if (c < 0x20) {
+            quoted.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+          } else {
+            quoted.append(c);
+          }
+        }
+      }
+    }
+    return quoted.append('"').toString();
+  }
+}

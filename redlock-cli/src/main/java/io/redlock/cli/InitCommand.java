@@ -1,0 +1,96 @@
+package io.redlock.cli;
+
+import io.redlock.InitReport;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.RedlockConfigException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code redlock init}: declares a brand-new cluster fresh ({@link Redlock#init}), so that
+ * the restart guard counts its nodes at once instead of one max-ttl after they started.
+ */
+@Command(
+    name = "init",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    header = "Declares a brand-new cluster fresh: its nodes count at once.",
+    description = {
+        "Writes to each node a marker bound to its current Redis process (run_id), declaring"
+            + " that it holds no locks; the restart guard then counts the node at once,"
+            + " instead of only once it has been up for max-ttl plus drift. A restart breaks the"
+            + " binding: the guard applies again.",
+        "",
+        "A whole-cluster act, for a new cluster or while every client is stopped: it writes"
+            + " nothing while any node holds keys that may be locks (keys under the key prefix,"
+            + " or with no prefix any key but the marker), or when it cannot rule that out (a"
+            + " node unreachable, or refusing the check). --force writes to every reachable"
+            + " node without looking."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        "0:every node is marked",
+        "1:refused: a node holds keys that may be locks (nothing was written)",
+        "2:bad arguments, settings or config file",
+        "3:could not run, or a node could not be checked or marked"})
+final class InitCommand implements Callable<Integer> {
+
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  ConnectionOptions connection;
+
+  @Option(names = "--force",
+      description = "Write the marker without looking for keys: only when no client holds a"
+          + " lease.")
+  boolean force;
+
+  @Override
+  public Integer call() {
+    ConnectionOptions.Settings settings = connection.resolve();
+    RedlockConfig config = connection.build(settings, settings.builder());
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    InitReport report;
+    try {
+      report = Redlock.init(config, force);
+    } catch (RedlockConfigException e) {
+      err.println("redlock init: cannot use the nodes: " + e.getMessage());
+      err.flush();
+      return ExitCodes.FAILURE;
+    }
+    boolean holdsKeys = false;
+    for (InitReport.NodeResult node : report.nodes()) {
+      holdsKeys |= node.outcome() == InitReport.Outcome.HOLDS_KEYS;
+      out.println(node.node() + "  " + describe(node));
+    }
+    if (report.complete()) {
+      out.println("init: every node is declared fresh (" + report.nodes().size()
+          + " node(s)); each counts at once until it restarts");
+      out.flush();
+      return ExitCodes.OK;
+    }
+    out.flush();
+    err.println("redlock init: " + (holdsKeys
+        ? "refused: a node holds keys that may be locks; nothing was declared fresh (use"
+            + " --force only if no client holds a lease)"
+        : "not every node could be checked and marked; see above"));
+    err.flush();
+    return holdsKeys ? ExitCodes.VIOLATION : ExitCodes.FAILURE;
+  }
+
+  private static String describe(InitReport.NodeResult node) {
+    return switch (node.outcome()) {
+      case MARKED -> "marked fresh (run_id " + node.runId() + ")";
+      case HOLDS_KEYS -> "refused: " + node.detail();
+      case UNCHECKED -> "not checked: " + node.detail();
+      case NOT_WRITTEN -> "empty, but not marked (another node was refused)";
+    };
+  }
+}
