@@ -1,19 +1,35 @@
 // node-redlock peer for the load harness (io.redlock.bench.LoadHarness --with-node).
-// Usage: node bench.js <port,port,...> <resource> <warmupMs> <windowMs>
-// Uncontended acquire+release on one resource against 127.0.0.1 servers, one at a time;
+// Usage: node bench.js <4|5> <port,port,...> <resource> <warmupMs> <windowMs>
+// Uncontended acquire+release on one resource against 127.0.0.1 servers, one at a time, with
+// node-redlock 4.2.0 or 5.0.0-beta.2 (their APIs differ: lock/unlock against acquire/release);
 // prints one JSON line with latency percentiles in microseconds.
 'use strict';
 const Redis = require('ioredis');
-const Redlock = require('redlock');
+
+const SETTINGS = { driftFactor: 0.01, retryCount: 10, retryDelay: 2, retryJitter: 1 };
+
+/** A function that takes and gives back the lock once, for the given major version. */
+function cycleOf(major, clients, resource) {
+  if (major === '4') {
+    const Redlock = require('redlock4');
+    const redlock = new Redlock(clients, SETTINGS);
+    redlock.on('clientError', () => {});
+    return async () => (await redlock.lock(resource, 10000)).unlock();
+  }
+  if (major === '5') {
+    const Redlock = require('redlock5').default;
+    const redlock = new Redlock(clients, SETTINGS);
+    redlock.on('error', () => {});
+    return async () => (await redlock.acquire([resource], 10000)).release();
+  }
+  throw new Error('unknown node-redlock line: ' + major + ' (4 or 5)');
+}
 
 async function main() {
-  const [portList, resource, warmupMs, windowMs] = process.argv.slice(2);
+  const [major, portList, resource, warmupMs, windowMs] = process.argv.slice(2);
   const clients = portList.split(',').map((port) =>
     new Redis({ host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 1 }));
-  const redlock = new Redlock(clients, {
-    driftFactor: 0.01, retryCount: 10, retryDelay: 2, retryJitter: 1,
-  });
-  redlock.on('clientError', () => {});
+  const cycle = cycleOf(major, clients, resource);
   const samples = [];
   let failures = 0;
   const start = process.hrtime.bigint();
@@ -23,8 +39,7 @@ async function main() {
     const t0 = process.hrtime.bigint();
     if (t0 >= end) break;
     try {
-      const lock = await redlock.lock(resource, 10000);
-      await lock.unlock();
+      await cycle();
     } catch (e) {
       if (t0 >= measureFrom) failures++;
       continue;

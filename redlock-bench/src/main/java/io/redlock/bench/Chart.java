@@ -18,7 +18,8 @@ final class Chart {
       LoadHarness.REDISSON_RLOCK, "#2ca02c",
       LoadHarness.LETTUCE_RAW, "#ff7f0e",
       LoadHarness.LETTUCE_FANOUT, "#9467bd",
-      LoadHarness.NODE_REDLOCK, "#8c564b");
+      LoadHarness.NODE_REDLOCK_4, "#8c564b",
+      LoadHarness.NODE_REDLOCK_5, "#e377c2");
 
   private static String colour(String impl) {
     return COLOURS.getOrDefault(impl, "#7f7f7f");

@@ -44,7 +44,26 @@ public final class LoadHarness {
   static final String REDISSON_RLOCK = "redisson-rlock";
   static final String LETTUCE_RAW = "lettuce-raw";
   static final String LETTUCE_FANOUT = "lettuce-fanout";
+  /** The {@code --impls} name that asks for every node-redlock line below. */
   static final String NODE_REDLOCK = "node-redlock";
+  static final String NODE_REDLOCK_4 = "node-redlock-4.2.0";
+  static final String NODE_REDLOCK_5 = "node-redlock-5.0.0-beta.2";
+  /** The node-redlock lines measured side by side: result name to the peer's major version. */
+  static final Map<String, String> NODE_LINES = nodeLines();
+
+  private static Map<String, String> nodeLines() {
+    Map<String, String> lines = new LinkedHashMap<>();
+    lines.put(NODE_REDLOCK_4, "4");
+    lines.put(NODE_REDLOCK_5, "5");
+    return java.util.Collections.unmodifiableMap(lines);
+  }
+
+  /**
+   * One client measured in a scenario: a JVM implementation, or a line of the node-redlock
+   * peer (latency only). All of them take turns in one rotation, so that no client is always
+   * measured first or last in a round.
+   */
+  private record Participant(String name, LockUnderTest impl, String nodeLine) {}
 
   static final String LATENCY = "latency";
   static final String CONTENDED = "contended";
@@ -275,20 +294,28 @@ public final class LoadHarness {
       for (int r = 0; r < o.rounds; r++) {
         System.out.printf(Locale.ROOT, "%n== round %d of %d, %d nodes ==%n", r + 1, o.rounds, o.nodes);
         for (Map.Entry<String, int[]> s : scenarios.entrySet()) {
-          for (LockUnderTest impl : rotate(impls, r)) {
-            String prefix = "bench:" + impl.name() + ":" + s.getKey();
-            Figure f = Load.run(impl, prefix, s.getValue()[0], s.getValue()[1] == 1, o.warmup,
-                o.duration, cpu);
-            results.put(s.getKey(), impl.name(), r, f);
-            print(s.getKey(), impl.name(), impl.nodes(), s.getValue()[0], f);
+          List<Participant> turn = new ArrayList<>();
+          for (LockUnderTest impl : impls) {
+            turn.add(new Participant(impl.name(), impl, null));
           }
           if (s.getKey().equals(LATENCY) && node != null) {
-            Figure f = node.latency(servers.uris().subList(0, o.nodes).stream()
-                .map(u -> Integer.parseInt(u.substring(u.lastIndexOf(':') + 1))).toList(),
-                "bench:node-redlock:latency", o.warmup, o.duration);
-            if (f != null) {
-              results.put(LATENCY, NODE_REDLOCK, r, f);
-              print(LATENCY, NODE_REDLOCK, o.nodes, 1, f);
+            NODE_LINES.forEach((name, line) -> turn.add(new Participant(name, null, line)));
+          }
+          for (Participant p : rotate(turn, r)) {
+            if (p.impl() != null) {
+              String prefix = "bench:" + p.name() + ":" + s.getKey();
+              Figure f = Load.run(p.impl(), prefix, s.getValue()[0], s.getValue()[1] == 1,
+                  o.warmup, o.duration, cpu);
+              results.put(s.getKey(), p.name(), r, f);
+              print(s.getKey(), p.name(), p.impl().nodes(), s.getValue()[0], f);
+            } else {
+              Figure f = node.latency(p.nodeLine(), servers.uris().subList(0, o.nodes).stream()
+                  .map(u -> Integer.parseInt(u.substring(u.lastIndexOf(':') + 1))).toList(),
+                  "bench:" + p.name() + ":latency", o.warmup, o.duration);
+              if (f != null) {
+                results.put(LATENCY, p.name(), r, f);
+                print(LATENCY, p.name(), o.nodes, 1, f);
+              }
             }
           }
         }

@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
 /**
  * node-redlock (the npm package {@code redlock}) as an optional peer: the script in
  * {@code redlock-bench/node/} is copied to a work directory under {@code target/}, its
- * dependencies installed there with npm, and run once per round against the same servers;
- * it prints one JSON line with its uncontended latency percentiles.
+ * dependencies installed there with npm (both lines, 4.2.0 and 5.0.0-beta.2, under npm
+ * aliases), and run once per round and line against the same servers; it prints one JSON
+ * line with its uncontended latency percentiles.
  */
 final class NodePeer {
   private final Path work;
@@ -60,9 +61,13 @@ final class NodePeer {
     }
   }
 
-  /** Uncontended acquire+release on one resource over {@code ports}; null if it failed. */
-  Figure latency(List<Integer> ports, String resource, Duration warmup, Duration window) {
-    List<String> command = new ArrayList<>(List.of("node", "bench.js",
+  /**
+   * Uncontended acquire+release on one resource over {@code ports} with node-redlock's
+   * {@code major} line ({@code "4"} or {@code "5"}); null if it failed.
+   */
+  Figure latency(String major, List<Integer> ports, String resource, Duration warmup,
+      Duration window) {
+    List<String> command = new ArrayList<>(List.of("node", "bench.js", major,
         String.join(",", ports.stream().map(String::valueOf).toList()), resource,
         Long.toString(warmup.toMillis()), Long.toString(window.toMillis())));
     String out = run(command, work, warmup.toSeconds() + window.toSeconds() + 120);

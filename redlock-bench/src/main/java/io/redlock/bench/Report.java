@@ -4,7 +4,7 @@ import static io.redlock.bench.LoadHarness.CONTENDED;
 import static io.redlock.bench.LoadHarness.LATENCY;
 import static io.redlock.bench.LoadHarness.LETTUCE_FANOUT;
 import static io.redlock.bench.LoadHarness.LETTUCE_RAW;
-import static io.redlock.bench.LoadHarness.NODE_REDLOCK;
+import static io.redlock.bench.LoadHarness.NODE_LINES;
 import static io.redlock.bench.LoadHarness.REDISSON_REDLOCK;
 import static io.redlock.bench.LoadHarness.REDISSON_RLOCK;
 import static io.redlock.bench.Results.OURS;
@@ -67,8 +67,10 @@ final class Report {
     List<Target> t = new ArrayList<>();
     t.add(new Target("uncontended p50, redlock / redisson-redlock (5 nodes)",
         results.ratios(LATENCY, OURS, LATENCY, REDISSON_REDLOCK, P50), "≤", 0.1));
-    t.add(new Target("uncontended p50, redlock / node-redlock (5 nodes)",
-        results.ratios(LATENCY, OURS, LATENCY, NODE_REDLOCK, P50), "≤", 0.8));
+    for (String line : NODE_LINES.keySet()) {
+      t.add(new Target("uncontended p50, redlock / " + line + " (5 nodes)",
+          results.ratios(LATENCY, OURS, LATENCY, line, P50), "≤", 0.8));
+    }
     t.add(new Target("uncontended p50, redlock (5 nodes) / lettuce-raw (1 node)",
         results.ratios(LATENCY, OURS, LATENCY, LETTUCE_RAW, P50), "≤", 1.6));
     t.add(new Target("throughput " + tp + " distinct, redlock / redisson-redlock",
@@ -99,9 +101,11 @@ final class Report {
     f.add(new Floor("uncontended p50, lettuce-raw (1 node) / redisson-redlock (5 nodes)",
         results.ratios(LATENCY, LETTUCE_RAW, LATENCY, REDISSON_REDLOCK, P50),
         "a 5-node cycle 0.1× Redisson's would have to beat this 1-node cycle by this much"));
-    f.add(new Floor("uncontended p50, lettuce-fanout / node-redlock (5 nodes)",
-        results.ratios(LATENCY, LETTUCE_FANOUT, LATENCY, NODE_REDLOCK, P50),
-        "the Lettuce floor of a 5-node cycle against node-redlock's whole cycle"));
+    for (String line : NODE_LINES.keySet()) {
+      f.add(new Floor("uncontended p50, lettuce-fanout / " + line + " (5 nodes)",
+          results.ratios(LATENCY, LETTUCE_FANOUT, LATENCY, line, P50),
+          "the Lettuce floor of a 5-node cycle against " + line + "'s whole cycle"));
+    }
     f.add(new Floor("uncontended p50, redlock / lettuce-fanout (5 nodes)",
         results.ratios(LATENCY, OURS, LATENCY, LETTUCE_FANOUT, P50),
         "what the algorithm adds to two fanned-out round trips"));
@@ -167,8 +171,9 @@ final class Report {
         .append(", local processes on 127.0.0.1 started by `RedisServers` (no persistence) |\n");
     md.append("| Peers | Redisson ").append(version("org.redisson", "redisson"))
         .append(", Lettuce ").append(version("io.lettuce", "lettuce-core"))
-        .append(results.has(LATENCY, NODE_REDLOCK) ? ", node-redlock 4.2.0 (ioredis 5) on "
-            + "Node.js" : "").append(" |\n");
+        .append(NODE_LINES.keySet().stream().anyMatch(line -> results.has(LATENCY, line))
+            ? ", node-redlock 4.2.0 and 5.0.0-beta.2 (ioredis 5) on Node.js" : "")
+        .append(" |\n");
     md.append("| Run time | ").append(String.format(Locale.ROOT, "%.1f", minutes))
         .append(" min |\n\n");
     md.append("Everything (clients, servers, the harness) shares these cores, so the figures"
@@ -328,8 +333,10 @@ final class Report {
           with no quorum and no validity bookkeeping. `lettuce-fanout`: the same two commands
           sent to every node at once, each step waiting for a majority, over the connections
           `redlock` uses (asynchronous API, flushes consolidated): the floor of a Redlock
-          cycle with Lettuce, without validity, timeouts or leases. `node-redlock`: the npm `redlock` 4.2.0
-          package over ioredis, single-threaded event loop (only with `--with-node`).
+          cycle with Lettuce, without validity, timeouts or leases. `node-redlock-4.2.0` and
+          `node-redlock-5.0.0-beta.2`: the npm `redlock` package's two lines (the `latest` tag
+          and the beta) over ioredis, single-threaded event loop, measured in the same
+          rotation as the JVM clients (only with `--with-node`).
         - **Latency** is one acquire+release cycle as the caller sees it, in microseconds, from
           HdrHistogram (3 significant digits): p50 is the median cycle, p99 and p99.9 the
           tails. Only cycles that start after the warm-up and end inside the window count.
