@@ -61,6 +61,7 @@ public final class Redlock implements AutoCloseable {
   private final List<NodeTransport> ownedTransports;
   private final SystemTimeSource ownedTime;
   private final ExecutorService ownedCallbacks;
+  private final LockViews lockViews;
 
   private Redlock(LockEngine engine, List<NodeClient> clients,
       List<NodeTransport> ownedTransports, SystemTimeSource ownedTime,
@@ -70,6 +71,7 @@ public final class Redlock implements AutoCloseable {
     this.ownedTransports = ownedTransports;
     this.ownedTime = ownedTime;
     this.ownedCallbacks = ownedCallbacks;
+    this.lockViews = new LockViews(engine);
   }
 
   /**
@@ -399,6 +401,35 @@ public final class Redlock implements AutoCloseable {
       return e;
     }
     return new LeaseLostException(lost.resources(), "it was lost while the action ran");
+  }
+
+  /**
+   * A {@link java.util.concurrent.locks.Lock} over {@code resource} with the configured
+   * {@link RedlockConfig#ttl() ttl}; see {@link #asLock(String, Duration)}.
+   *
+   * @since 0.2.0
+   */
+  public RedlockLock asLock(String resource) {
+    return asLock(resource, engine.config().ttl());
+  }
+
+  /**
+   * A {@link java.util.concurrent.locks.Lock} over {@code resource}: thread-bound and
+   * reentrant within this JVM, its lease taken with {@code ttl} and extended automatically
+   * while held (see {@link RedlockLock}). Returns the same object for the same resource name
+   * as long as anybody references or holds it, so that all threads of this JVM exclude each
+   * other locally through it.
+   *
+   * @param resource the resource name, checked as by {@link #acquire(String, Duration)}
+   * @param ttl the ttl of each lease the lock takes, checked as by
+   *     {@link #acquire(String, Duration)}
+   * @throws NullPointerException if {@code resource} or {@code ttl} is null
+   * @throws IllegalArgumentException if the name or the ttl is not accepted, or if this
+   *     resource's lock view exists with another ttl
+   * @since 0.2.0
+   */
+  public RedlockLock asLock(String resource, Duration ttl) {
+    return lockViews.get(resource, ttl);
   }
 
   /** The configuration this instance runs with. */

@@ -51,6 +51,7 @@ public final class LockEngine {
   private final AtomicLong longestTtlMillis;
   private final RestartGuard guard;
   private final AtomicInteger tracked = new AtomicInteger();
+  private final Events events;
   private volatile boolean closed;
 
   /**
@@ -72,6 +73,13 @@ public final class LockEngine {
     this.guard = new RestartGuard(this.nodes, time, config.restartGuard(), this::holdBackNanos,
         () -> Validity.driftNanos(longestTtlMillis.get(), config.driftFactor()),
         config.driftFactor());
+    this.events = new Events(config.listeners());
+    this.guard.listen(events);
+  }
+
+  /** Where this engine reports to its listeners. */
+  public Events events() {
+    return events;
   }
 
   Executor callbacks() {
@@ -130,7 +138,7 @@ public final class LockEngine {
     return quorum;
   }
 
-  TimeSource time() {
+  public TimeSource time() {
     return time;
   }
 
@@ -302,7 +310,7 @@ public final class LockEngine {
   }
 
   /** A random delay of {@code retryDelay ± retryJitter}, in nanoseconds, never negative. */
-  long retryDelayNanos() {
+  public long retryDelayNanos() {
     long delay = config.retryDelay().toNanos();
     long jitter = config.retryJitter().toNanos();
     if (jitter == 0) {
@@ -387,7 +395,13 @@ public final class LockEngine {
     return millis;
   }
 
-  private List<String> checkResources(Collection<String> resources) {
+  /**
+   * Checks resource names given to a method and returns them as an immutable list.
+   *
+   * @throws NullPointerException naming the resource name that is null
+   * @throws IllegalArgumentException if a name is empty, too long or given twice
+   */
+  public List<String> checkResources(Collection<String> resources) {
     if (resources == null) {
       throw new NullPointerException("resources");
     }

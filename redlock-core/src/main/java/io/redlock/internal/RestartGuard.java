@@ -67,6 +67,7 @@ public final class RestartGuard {
   private int firstProbesLeft;
   private volatile boolean closed;
   private TimeSource.Cancellable ticker;
+  private volatile Events events = Events.NONE;
 
   /**
    * @param holdBackRestarts whether restarted nodes are held back (the guard proper); the
@@ -149,6 +150,14 @@ public final class RestartGuard {
     long up = time.nanoTime() - startedAt.get(index);
     return HELD_BACK + "up for " + Durations.formatNanos(up) + " of "
         + Durations.formatNanos(holdBackNanos.getAsLong());
+  }
+
+  /**
+   * Reports nodes held back and counted again to {@code events}, from the timer thread (never
+   * under this object's monitor).
+   */
+  public void listen(Events events) {
+    this.events = events;
   }
 
   public void close() {
@@ -242,6 +251,14 @@ public final class RestartGuard {
     }
   }
 
+  /** Reports a node held back ({@code reason}) or, with none, counted again: outside the monitor. */
+  private void reportLater(Events to, int index, String name, String reason) {
+    if (to.on()) {
+      time.schedule(reason != null ? () -> to.nodeHeldBack(index, name, reason)
+          : () -> to.nodeCounted(index, name), 0);
+    }
+  }
+
   /** Takes in a probe's answer; returns the refusal if the node is not an independent master. */
   private RedlockConfigException learn(int index, long sent, long received, NodeInfo info) {
     String name = nodes.get(index).name();
@@ -293,7 +310,11 @@ public final class RestartGuard {
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;
       log.info("node={} {}", name, whyHeldBack(index));
+      reportLater(events, index, name, whyHeldBack(index));
     } else if (counts(index)) {
+      if (heldBackLogged[index]) {
+        reportLater(events, index, name, null);
+      }
       heldBackLogged[index] = false;
     }
     return null;
