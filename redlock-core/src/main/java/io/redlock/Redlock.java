@@ -432,6 +432,11 @@ public final class Redlock implements AutoCloseable {
     return lockViews.get(resource, ttl);
   }
 
+  /** The lock views: for tests. */
+  LockViews lockViews() {
+    return lockViews;
+  }
+
   /** The configuration this instance runs with. */
   public RedlockConfig config() {
     return engine.config();

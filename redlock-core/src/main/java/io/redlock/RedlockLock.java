@@ -88,6 +88,11 @@ public final class RedlockLock implements Lock {
     return local.isHeldByCurrentThread();
   }
 
+  /** Whether any thread of this JVM holds this lock. */
+  public boolean isLocked() {
+    return local.isLocked();
+  }
+
   /** How many holds the current thread has on this lock: 0 if it does not hold it. */
   public int getHoldCount() {
     return local.getHoldCount();
@@ -175,7 +180,7 @@ public final class RedlockLock implements Lock {
     }
     Waiting waiting = new Waiting(false);
     try {
-      return hold(await(engine.acquire(resources, ttl, false), waiting));
+      return hold(await(engine.time(), engine.acquire(resources, ttl, false), waiting));
     } catch (InterruptedException e) {
       throw new AssertionError("not interruptible", e);
     } catch (RuntimeException | Error e) {
@@ -344,10 +349,13 @@ public final class RedlockLock implements Lock {
       }
       CompletableFuture<Lease> attempt = engine.acquire(resources, ttl, true);
       TimeSource.Cancellable cutOff = bounded
-          ? time.schedule(() -> attempt.cancel(false), left) : null;
+          ? time.schedule(() -> attempt.cancel(false), deadline - time.nanoTime()) : null;
+      if (bounded && deadline - time.nanoTime() <= 0) {
+        attempt.cancel(false); // the clock passed the deadline while this was scheduled
+      }
       Lease got;
       try {
-        got = await(attempt, waiting);
+        got = await(time, attempt, waiting);
       } finally {
         if (cutOff != null) {
           cutOff.cancel();
@@ -370,7 +378,7 @@ public final class RedlockLock implements Lock {
         CompletableFuture<Void> delay = new CompletableFuture<>();
         TimeSource.Cancellable wake = time.schedule(() -> delay.complete(null), pause);
         try {
-          await(delay, waiting);
+          await(time, delay, waiting);
         } finally {
           wake.cancel();
         }
@@ -384,10 +392,11 @@ public final class RedlockLock implements Lock {
    * releases a lease that was granted anyway and throws; an uninterruptible one remembers
    * the interrupt and goes on waiting.
    */
-  private static <T> T await(CompletableFuture<T> future, Waiting waiting)
+  private static <T> T await(TimeSource time, CompletableFuture<T> future, Waiting waiting)
       throws InterruptedException {
     while (true) {
       try {
+        time.await(future);
         return future.get();
       } catch (InterruptedException e) {
         if (!waiting.interruptible) {
@@ -397,7 +406,7 @@ public final class RedlockLock implements Lock {
         if (!future.cancel(false) && !future.isCompletedExceptionally()) {
           T granted = future.join();
           if (granted instanceof Lease) {
-            ((Lease) granted).release(); // granted just before the interrupt
+            ((Lease) granted).releaseAsync(); // granted just before the interrupt
           }
         }
         throw e;
