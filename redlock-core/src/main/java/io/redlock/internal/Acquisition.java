@@ -53,8 +53,10 @@ final class Acquisition {
   CompletableFuture<Lease> start() {
     id = engine.events().acquireStarted(resources, ttlMillis);
     result.whenComplete((lease, error) -> {
-      engine.events().acquireFinished(id, resources, attempts,
-          engine.time().nanoTime() - startNanos, lease, error);
+      if (engine.events().on()) {
+        engine.events().acquireFinished(id, resources, attempts,
+            engine.time().nanoTime() - startNanos, lease, error);
+      }
       TimeSource.Cancellable pending = nextAttempt;
       if (pending != null && error != null) {
         pending.cancel(); // cancelled or aborted between attempts
