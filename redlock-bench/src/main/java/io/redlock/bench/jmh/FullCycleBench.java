@@ -40,6 +40,7 @@ public class FullCycleBench {
   private InMemoryNodes transport;
   private Redlock redlock;
   private Redlock noTimer;
+  private Redlock heard;
 
   @Setup
   public void setUp() {
@@ -50,6 +51,12 @@ public class FullCycleBench {
         .restartGuard(false)
         .build(), transport);
     noTimer = overNoTimer();
+    heard = Redlock.create(RedlockConfig.builder()
+        .nodes(InMemoryNodes.uris(5))
+        .ttl(TTL)
+        .restartGuard(false)
+        .listener(new io.redlock.RedlockListener() { })
+        .build(), transport);
   }
 
   /**
@@ -90,9 +97,22 @@ public class FullCycleBench {
     return lease.token();
   }
 
+  /**
+   * {@link #acquireRelease()} with a listener that does nothing: what reporting costs when
+   * someone listens (events, votes, the deadline watch). Without a listener,
+   * {@link #acquireRelease()} pays one read of a final field per place that could report.
+   */
+  @Benchmark
+  public String acquireReleaseHeard() throws InterruptedException {
+    Lease lease = heard.acquire("orders:42", TTL);
+    lease.release();
+    return lease.token();
+  }
+
   @TearDown
   public void tearDown() {
     redlock.close();
+    heard.close();
     noTimer.close();
     transport.close();
   }
