@@ -38,7 +38,6 @@ final class Acquisition {
   private final CompletableFuture<Lease> result = new CompletableFuture<>();
   private long startNanos;
   private int attempts;
-  private long id;
   private volatile TimeSource.Cancellable nextAttempt;
 
   Acquisition(LockEngine engine, List<String> resources, List<String> keys, long ttlMillis,
@@ -51,12 +50,12 @@ final class Acquisition {
   }
 
   CompletableFuture<Lease> start() {
-    id = engine.events().acquireStarted(resources, ttlMillis);
+    if (engine.events().on()) { // nothing allocated for listeners when there are none
+      long id = engine.events().acquireStarted(resources, ttlMillis);
+      result.whenComplete((lease, error) -> engine.events().acquireFinished(id, resources,
+          attempts, engine.time().nanoTime() - startNanos, lease, error));
+    }
     result.whenComplete((lease, error) -> {
-      if (engine.events().on()) {
-        engine.events().acquireFinished(id, resources, attempts,
-            engine.time().nanoTime() - startNanos, lease, error);
-      }
       TimeSource.Cancellable pending = nextAttempt;
       if (pending != null && error != null) {
         pending.cancel(); // cancelled or aborted between attempts
