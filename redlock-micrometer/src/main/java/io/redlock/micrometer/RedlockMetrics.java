@@ -48,8 +48,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *       tagged {@code outcome};
  *   <li>{@code redlock.node.votes}: counter, one per node and round, tagged {@code node} (its
  *       address, without credentials), {@code operation} ({@code acquire}, {@code extend})
- *       and {@code outcome} ({@code granted}, {@code taken}, {@code timeout}, {@code error},
- *       {@code pending});
+ *       and {@code outcome} ({@code granted}, {@code taken}, {@code timeout}, {@code error}),
+ *       counted once the round settled (a node the restart guard holds back votes
+ *       {@code error});
  *   <li>{@code redlock.lease.extend}: timer, tagged {@code outcome} ({@code extended},
  *       {@code unconfirmed}, {@code lost});
  *   <li>{@code redlock.lease.lost}: counter, tagged {@code cause} (a {@link LossCause}, such as
