@@ -12,10 +12,22 @@ public final class LeaseLostException extends RedlockException {
   private static final long serialVersionUID = 1L;
 
   private final List<String> resources;
+  private final LossCause lossCause;
 
+  /** A lease lost because its validity ran out ({@link LossCause#EXPIRED}). */
   public LeaseLostException(List<String> resources, String reason) {
+    this(resources, LossCause.EXPIRED, reason);
+  }
+
+  /**
+   * A lease lost for {@code lossCause}, explained by {@code reason}.
+   *
+   * @since 0.1.0
+   */
+  public LeaseLostException(List<String> resources, LossCause lossCause, String reason) {
     super("lease on " + String.join(", ", resources) + " is lost: " + reason);
     this.resources = List.copyOf(resources);
+    this.lossCause = java.util.Objects.requireNonNull(lossCause, "lossCause");
   }
 
   /**
@@ -25,10 +37,20 @@ public final class LeaseLostException extends RedlockException {
   public LeaseLostException(LeaseLostException first) {
     super(first.getMessage(), first);
     this.resources = first.resources;
+    this.lossCause = first.lossCause;
   }
 
   /** The resources the lost lease covered. */
   public List<String> resources() {
     return resources;
+  }
+
+  /**
+   * Why the lease was lost.
+   *
+   * @since 0.1.0
+   */
+  public LossCause lossCause() {
+    return lossCause;
   }
 }

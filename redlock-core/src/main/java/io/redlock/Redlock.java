@@ -1,5 +1,6 @@
 package io.redlock;
 
+import io.redlock.internal.EventQueue;
 import io.redlock.internal.LockEngine;
 import io.redlock.internal.NodeUris;
 import io.redlock.internal.SystemTimeSource;
@@ -63,15 +64,19 @@ public final class Redlock implements AutoCloseable {
   private final List<NodeTransport> ownedTransports;
   private final SystemTimeSource ownedTime;
   private final ExecutorService ownedCallbacks;
+  private final EventQueue ownedEvents;
+  private final LockViews lockViews;
 
   private Redlock(LockEngine engine, List<NodeClient> clients,
       List<NodeTransport> ownedTransports, SystemTimeSource ownedTime,
-      ExecutorService ownedCallbacks) {
+      ExecutorService ownedCallbacks, EventQueue ownedEvents) {
     this.engine = engine;
     this.clients = clients;
     this.ownedTransports = ownedTransports;
     this.ownedTime = ownedTime;
     this.ownedCallbacks = ownedCallbacks;
+    this.ownedEvents = ownedEvents;
+    this.lockViews = new LockViews(engine);
   }
 
   /**
@@ -150,7 +155,9 @@ public final class Redlock implements AutoCloseable {
       throw e;
     }
     ExecutorService callbacks = callbackExecutor();
-    LockEngine engine = new LockEngine(config, clients, time, new Random(), orInline(callbacks));
+    EventQueue events = config.listeners().isEmpty() ? null : new EventQueue();
+    LockEngine engine = new LockEngine(config, clients, time, new Random(), orInline(callbacks),
+        events == null ? Runnable::run : events);
     try {
       awaitFirstProbes(config, engine.startGuard());
     } catch (RuntimeException e) {
@@ -159,12 +166,16 @@ public final class Redlock implements AutoCloseable {
       owned.forEach(NodeTransport::close);
       time.close();
       callbacks.shutdown();
+      if (events != null) {
+        events.close();
+      }
       throw e;
     }
     log.info("Redlock ready: nodes={} quorum={} restartGuard={}", clients.size(),
         engine.quorum(), config.restartGuard());
     log.debug("configuration: {}", config);
-    return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time, callbacks);
+    return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time, callbacks,
+        events);
   }
 
   /**
@@ -347,7 +358,7 @@ public final class Redlock implements AutoCloseable {
       Random random, Executor callbacks) {
     LockEngine engine = new LockEngine(config, clients, time, random, callbacks);
     engine.startGuard().join();
-    return new Redlock(engine, List.of(), List.of(), null, null);
+    return new Redlock(engine, List.of(), List.of(), null, null, null);
   }
 
   private static void awaitConnections(RedlockConfig config, List<NodeClient> clients) {
@@ -546,6 +557,40 @@ public final class Redlock implements AutoCloseable {
     return new LeaseLostException(lost.resources(), "it was lost while the action ran");
   }
 
+  /**
+   * A {@link java.util.concurrent.locks.Lock} over {@code resource} with the configured
+   * {@link RedlockConfig#ttl() ttl}; see {@link #asLock(String, Duration)}.
+   *
+   * @since 0.1.0
+   */
+  public RedlockLock asLock(String resource) {
+    return asLock(resource, engine.config().ttl());
+  }
+
+  /**
+   * A {@link java.util.concurrent.locks.Lock} over {@code resource}: thread-bound and
+   * reentrant within this JVM, its lease taken with {@code ttl} and extended automatically
+   * while held (see {@link RedlockLock}). Returns the same object for the same resource name
+   * as long as anybody references or holds it, so that all threads of this JVM exclude each
+   * other locally through it.
+   *
+   * @param resource the resource name, checked as by {@link #acquire(String, Duration)}
+   * @param ttl the ttl of each lease the lock takes, checked as by
+   *     {@link #acquire(String, Duration)}
+   * @throws NullPointerException if {@code resource} or {@code ttl} is null
+   * @throws IllegalArgumentException if the name or the ttl is not accepted, or if this
+   *     resource's lock view exists with another ttl
+   * @since 0.1.0
+   */
+  public RedlockLock asLock(String resource, Duration ttl) {
+    return lockViews.get(resource, ttl);
+  }
+
+  /** The lock views: for tests. */
+  LockViews lockViews() {
+    return lockViews;
+  }
+
   /** The configuration this instance runs with. */
   public RedlockConfig config() {
     return engine.config();
@@ -606,6 +651,9 @@ public final class Redlock implements AutoCloseable {
     }
     if (ownedCallbacks != null) {
       ownedCallbacks.shutdown();
+    }
+    if (ownedEvents != null) {
+      ownedEvents.close(); // events already queued (the releases of close) are still delivered
     }
   }
 

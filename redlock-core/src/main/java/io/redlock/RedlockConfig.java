@@ -74,6 +74,7 @@ public final class RedlockConfig {
   private final String keyPrefix;
   private final double autoExtendThreshold;
   private final boolean restartGuard;
+  private final List<RedlockListener> listeners;
 
   private RedlockConfig(Builder b) {
     this.nodes = List.copyOf(b.nodes);
@@ -91,6 +92,7 @@ public final class RedlockConfig {
     this.keyPrefix = b.keyPrefix;
     this.autoExtendThreshold = b.autoExtendThreshold;
     this.restartGuard = b.restartGuard;
+    this.listeners = List.copyOf(b.listeners);
   }
 
   /** A builder with every setting at its default and no nodes. */
@@ -116,6 +118,7 @@ public final class RedlockConfig {
     b.keyPrefix = keyPrefix;
     b.autoExtendThreshold = autoExtendThreshold;
     b.restartGuard = restartGuard;
+    b.listeners.addAll(listeners);
     return b;
   }
 
@@ -211,6 +214,15 @@ public final class RedlockConfig {
     return restartGuard;
   }
 
+  /**
+   * The listeners that hear what the {@link Redlock} does, in the order they were added.
+   *
+   * @since 0.1.0
+   */
+  public List<RedlockListener> listeners() {
+    return listeners;
+  }
+
   /** The drift margin for a lease of the given ttl: {@code ttl × driftFactor + 2 ms}. */
   public Duration driftFor(Duration ttl) {
     return Duration.ofNanos(io.redlock.internal.Validity.driftNanos(ttl.toMillis(), driftFactor));
@@ -236,7 +248,8 @@ public final class RedlockConfig {
         + ", maxWait=" + Durations.format(maxWait)
         + ", keyPrefix='" + keyPrefix + "'"
         + ", autoExtendThreshold=" + autoExtendThreshold
-        + ", restartGuard=" + restartGuard + "}";
+        + ", restartGuard=" + restartGuard
+        + (listeners.isEmpty() ? "" : ", listeners=" + listeners.size()) + "}";
   }
 
   @Override
@@ -255,14 +268,14 @@ public final class RedlockConfig {
         && retryDelay.equals(c.retryDelay) && retryJitter.equals(c.retryJitter)
         && maxWait.equals(c.maxWait) && keyPrefix.equals(c.keyPrefix)
         && Double.compare(autoExtendThreshold, c.autoExtendThreshold) == 0
-        && restartGuard == c.restartGuard;
+        && restartGuard == c.restartGuard && listeners.equals(c.listeners);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(nodes, username, password, ttl, maxTtl, nodeTimeout, connectTimeout, driftFactor,
         retryCount, retryDelay, retryJitter, maxWait, keyPrefix, autoExtendThreshold,
-        restartGuard);
+        restartGuard, listeners);
   }
 
   /**
@@ -287,6 +300,7 @@ public final class RedlockConfig {
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private double autoExtendThreshold = DEFAULT_AUTO_EXTEND_THRESHOLD;
     private boolean restartGuard = DEFAULT_RESTART_GUARD;
+    private final List<RedlockListener> listeners = new ArrayList<>();
 
     private Builder() {}
 
@@ -398,6 +412,19 @@ public final class RedlockConfig {
      */
     public Builder restartGuard(boolean restartGuard) {
       this.restartGuard = restartGuard;
+      return this;
+    }
+
+    /**
+     * Adds a listener that hears acquisitions, votes, extensions, losses, releases and the
+     * restart guard's decisions (see {@link RedlockListener} for how it is called). May be
+     * called several times: listeners are called in the order they were added. None by
+     * default, and then nothing is reported at no cost.
+     *
+     * @since 0.1.0
+     */
+    public Builder listener(RedlockListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
       return this;
     }
 

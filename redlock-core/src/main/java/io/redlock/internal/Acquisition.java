@@ -4,6 +4,7 @@ import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.NodeOutcome;
 import io.redlock.NodeOutcome.Vote;
+import io.redlock.RedlockEvent;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -60,6 +61,11 @@ final class Acquisition {
   }
 
   CompletableFuture<Lease> start() {
+    if (engine.events().on()) { // nothing allocated for listeners when there are none
+      long id = engine.events().acquireStarted(resources, ttlMillis);
+      result.whenComplete((lease, error) -> engine.events().acquireFinished(id, resources,
+          attempts, engine.time().nanoTime() - startNanos, lease, error));
+    }
     result.whenComplete((lease, error) -> {
       TimeSource.Cancellable pending = nextAttempt;
       if (pending != null && error != null) {
@@ -134,6 +140,7 @@ final class Acquisition {
     String token = engine.newToken();
     long t0 = engine.time().nanoTime();
     Round round = engine.countedRound(node -> node.lock(keys, token, ttlMillis));
+    engine.events().votes(RedlockEvent.Operation.ACQUIRE, round);
     round.decision().thenAccept(decision -> {
       try {
         decided(token, t0, round, decision);
@@ -148,6 +155,7 @@ final class Acquisition {
     if (decision.reached() && Validity.isValidAt(validUntil, decision.atNanos())) {
       HeldLease lease = new HeldLease(engine, resources, keys, token, ttlMillis, validUntil);
       engine.track(lease);
+      lease.watchIfHeard();
       if (engine.isClosed()) {
         // Granted while the Redlock closed. close() sets its flag before it releases the
         // tracked leases, and this checks the flag after tracking: one of the two sees the

@@ -2,6 +2,8 @@ package io.redlock.internal;
 
 import io.redlock.Lease;
 import io.redlock.LeaseLostException;
+import io.redlock.LossCause;
+import io.redlock.RedlockEvent;
 import io.redlock.NodeOutcome.Vote;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -172,12 +174,19 @@ final class HeldLease implements Lease {
       return CompletableFuture.failedFuture(lostError());
     }
     Round round = engine.countedRound(node -> node.extend(keys, token, newTtlMillis));
-    return round.decision().thenApply(result -> extended(result, start, newTtlMillis));
+    engine.events().votes(RedlockEvent.Operation.EXTEND, round);
+    CompletableFuture<Boolean> decided =
+        round.decision().thenApply(result -> extended(result, start, newTtlMillis));
+    if (engine.events().on()) {
+      decided.whenComplete((ok, e) -> engine.events().extended(this, ok, e, time.nanoTime() - start));
+    }
+    return decided;
   }
 
   private boolean extended(Round.Result result, long start, long newTtlMillis) {
     long newDeadline = Validity.validUntil(start, newTtlMillis, engine.config().driftFactor());
     String lostReason;
+    LossCause lossCause = LossCause.EXPIRED;
     synchronized (this) {
       if (state == State.RELEASED) {
         throw releasedError();
@@ -198,9 +207,11 @@ final class HeldLease implements Lease {
           return true;
         }
         lostReason = "the extension was confirmed only after its new validity had run out";
+        lossCause = LossCause.CONFIRMED_TOO_LATE;
       } else if (engine.nodes().size() - result.count(Vote.TAKEN) < engine.quorum()) {
         lostReason = "a majority of the nodes no longer hold its token; outcomes="
             + result.outcomes();
+        lossCause = LossCause.NOT_HELD;
       } else {
         // Nodes that applied the PEXPIRE now expire the key at start + new ttl, which may be
         // sooner than before; only the earlier of the two deadlines is still guaranteed.
@@ -216,9 +227,10 @@ final class HeldLease implements Lease {
         }
         lostReason = "its validity ran out while an extension was unconfirmed; outcomes="
             + result.outcomes();
+        lossCause = LossCause.UNCONFIRMED;
       }
     }
-    throw new LeaseLostException(lose(lostReason));
+    throw new LeaseLostException(lose(lossCause, lostReason));
   }
 
   @Override
@@ -235,6 +247,18 @@ final class HeldLease implements Lease {
       scheduleWatchLocked();
     }
     return this;
+  }
+
+  /**
+   * With an engine listener registered, watches the deadline from now on, so that a lease
+   * that runs out is reported lost when it happens rather than when someone looks.
+   */
+  void watchIfHeard() {
+    if (engine.events().on()) {
+      synchronized (this) {
+        scheduleWatchLocked();
+      }
+    }
   }
 
   @Override
@@ -273,7 +297,7 @@ final class HeldLease implements Lease {
       watch.cancel();
       watch = null;
     }
-    if (state != State.HELD || (!autoExtend && listeners.isEmpty())) {
+    if (state != State.HELD || (!autoExtend && listeners.isEmpty() && !engine.events().on())) {
       return;
     }
     long delay = Math.min(delayNanos, deadline - time.nanoTime());
@@ -385,6 +409,10 @@ final class HeldLease implements Lease {
     }
     engine.forget(this);
     CompletableFuture<Void> done = released;
+    if (engine.events().on()) {
+      long start = time.nanoTime();
+      done.thenRun(() -> engine.events().released(this, time.nanoTime() - start));
+    }
     (keepMillis > 0
         ? engine.expireEverywhere(resources, keys, token, keepMillis, releasedByMajority)
         : engine.releaseEverywhere(resources, keys, token, releasedByMajority))
@@ -404,7 +432,7 @@ final class HeldLease implements Lease {
         return state != State.HELD;
       }
     }
-    lose("its validity ran out");
+    lose(LossCause.EXPIRED, "its validity ran out");
     return true;
   }
 
@@ -412,7 +440,7 @@ final class HeldLease implements Lease {
    * Moves a held lease to {@link State#LOST}, tells the listeners and deletes what is left of
    * it on the nodes. Returns the cause, also when the lease was lost before.
    */
-  private LeaseLostException lose(String reason) {
+  private LeaseLostException lose(LossCause lossCause, String reason) {
     List<Consumer<? super LeaseLostException>> toTell;
     LeaseLostException cause;
     synchronized (this) {
@@ -422,7 +450,7 @@ final class HeldLease implements Lease {
       if (state == State.RELEASED) {
         return new LeaseLostException(resources, "it was released");
       }
-      cause = new LeaseLostException(resources, reason);
+      cause = new LeaseLostException(resources, lossCause, reason);
       lostCause = cause;
       state = State.LOST;
       if (watch != null) {
@@ -434,6 +462,7 @@ final class HeldLease implements Lease {
     }
     engine.forget(this);
     log.warn("lease lost: resource={} reason={}", resources, reason);
+    engine.events().leaseLost(this, lossCause, reason);
     // Keys that outlived our validity on some nodes are ours to delete, and deleting them
     // frees the resource sooner; compare-and-delete never touches another holder's key.
     engine.releaseEverywhere(resources, keys, token);

@@ -49,15 +49,23 @@ public final class LockEngine {
   private final Set<CompletableFuture<Void>> releasing = ConcurrentHashMap.newKeySet();
   private final RestartGuard guard;
   private final AtomicInteger tracked = new AtomicInteger();
+  private final Events events;
   private volatile boolean closed;
+
+  /** An engine whose listeners are called inline (for simulations on a fake clock). */
+  public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random,
+      Executor callbacks) {
+    this(config, nodes, time, random, callbacks, Runnable::run);
+  }
 
   /**
    * @param callbacks where futures handed to callers complete and lost listeners run: never
    *     the timer thread or a transport thread, so that a caller that blocks there cannot stall
    *     the algorithm
+   * @param eventDelivery where listener events are delivered, in order (see {@link Events})
    */
   public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random,
-      Executor callbacks) {
+      Executor callbacks, Executor eventDelivery) {
     this.config = config;
     this.nodes = List.copyOf(nodes);
     this.time = time;
@@ -70,6 +78,13 @@ public final class LockEngine {
         config.maxTtl().toMillis(), config.driftFactor(),
         io.redlock.FreshMarker.key(config.keyPrefix()),
         io.redlock.FreshMarker.maxTtlKey(config.keyPrefix()));
+    this.events = new Events(config.listeners(), eventDelivery);
+    this.guard.listen(events);
+  }
+
+  /** Where this engine reports to its listeners. */
+  public Events events() {
+    return events;
   }
 
   Executor callbacks() {
@@ -132,7 +147,7 @@ public final class LockEngine {
     return quorum;
   }
 
-  TimeSource time() {
+  public TimeSource time() {
     return time;
   }
 
@@ -328,7 +343,7 @@ public final class LockEngine {
   }
 
   /** A random delay of {@code retryDelay ± retryJitter}, in nanoseconds, never negative. */
-  long retryDelayNanos() {
+  public long retryDelayNanos() {
     long delay = config.retryDelay().toNanos();
     long jitter = config.retryJitter().toNanos();
     if (jitter == 0) {
@@ -447,7 +462,13 @@ public final class LockEngine {
     return millis;
   }
 
-  private List<String> checkResources(Collection<String> resources) {
+  /**
+   * Checks resource names given to a method and returns them as an immutable list.
+   *
+   * @throws NullPointerException naming the resource name that is null
+   * @throws IllegalArgumentException if a name is empty, too long or given twice
+   */
+  public List<String> checkResources(Collection<String> resources) {
     if (resources == null) {
       throw new NullPointerException("resources");
     }

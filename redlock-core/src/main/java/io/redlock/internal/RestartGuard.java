@@ -101,6 +101,7 @@ public final class RestartGuard {
   private int firstProbesLeft;
   private volatile boolean closed;
   private TimeSource.Cancellable ticker;
+  private volatile Events events = Events.NONE;
 
   /**
    * @param holdBackRestarts whether restarted nodes are held back (the guard proper); the
@@ -241,6 +242,14 @@ public final class RestartGuard {
     return "restart guard: up for " + Durations.formatNanos(up) + " of "
         + Durations.formatNanos(window) + ", counts in "
         + Durations.formatNanos(Math.max(0, window - up));
+  }
+
+  /**
+   * Reports nodes held back and counted again to {@code events}, from the timer thread (never
+   * under this object's monitor).
+   */
+  public void listen(Events events) {
+    this.events = events;
   }
 
   public void close() {
@@ -402,6 +411,14 @@ public final class RestartGuard {
     }
   }
 
+  /** Reports a node held back ({@code reason}) or, with none, counted again: outside the monitor. */
+  private void reportLater(Events to, int index, String name, String reason) {
+    if (to.on()) {
+      time.schedule(reason != null ? () -> to.nodeHeldBack(index, name, reason)
+          : () -> to.nodeCounted(index, name), 0);
+    }
+  }
+
   /** Takes in a probe's answer; returns the refusal if the node is not an independent master. */
   private RedlockConfigException learn(int index, long sent, long received, NodeInfo info) {
     String name = nodes.get(index).name();
@@ -458,7 +475,11 @@ public final class RestartGuard {
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;
       log.info("node={} held back: {}", name, whyHeldBack(index));
+      reportLater(events, index, name, whyHeldBack(index));
     } else if (counts(index)) {
+      if (heldBackLogged[index]) {
+        reportLater(events, index, name, null);
+      }
       heldBackLogged[index] = false;
     }
     return null;

@@ -19,6 +19,22 @@ public interface TimeSource {
    */
   Cancellable schedule(Runnable task, long delayNanos);
 
+  /**
+   * Blocks until {@code future} is done, however it ends, as time passes on this clock: the
+   * system clock just waits; a fake clock runs its timer meanwhile, so that a blocking call
+   * can be tested on one thread.
+   *
+   * @throws InterruptedException if the thread is interrupted while the future is not done
+   */
+  default void await(java.util.concurrent.Future<?> future) throws InterruptedException {
+    try {
+      future.get();
+    } catch (java.util.concurrent.ExecutionException
+        | java.util.concurrent.CancellationException e) {
+      // done; the caller reads how
+    }
+  }
+
   /** A scheduled task that may be cancelled; cancelling a task that ran does nothing. */
   @FunctionalInterface
   interface Cancellable {

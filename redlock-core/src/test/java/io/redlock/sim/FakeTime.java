@@ -79,6 +79,34 @@ public final class FakeTime implements TimeSource {
     }
   }
 
+  /**
+   * Moves the clock from task to task until {@code future} is done: a blocking call made on
+   * the test thread waits without sleeping, in fake time. Throws if nothing is scheduled that
+   * could complete it.
+   */
+  @Override
+  public void await(java.util.concurrent.Future<?> future) throws InterruptedException {
+    while (!future.isDone()) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      long due = -1;
+      long from;
+      synchronized (this) {
+        from = now;
+        for (Task task : tasks) {
+          if (!task.cancelled && (due == -1 || task.due < due)) {
+            due = task.due;
+          }
+        }
+      }
+      if (due == -1) {
+        throw new IllegalStateException("waiting for a future that nothing scheduled completes");
+      }
+      advance(Duration.ofNanos(Math.max(0, due - from)));
+    }
+  }
+
   /** Runs every task that is due now, without moving the clock. */
   public void runDue() {
     advance(Duration.ZERO);

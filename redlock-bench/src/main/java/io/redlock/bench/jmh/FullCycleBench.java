@@ -40,6 +40,7 @@ public class FullCycleBench {
   private InMemoryNodes transport;
   private Redlock redlock;
   private Redlock noTimer;
+  private Redlock heard;
 
   @Setup
   public void setUp() {
@@ -49,6 +50,12 @@ public class FullCycleBench {
         .ttl(TTL)
         .build(), transport); // in-memory nodes report a day of uptime: the guard counts them
     noTimer = overNoTimer();
+    heard = Redlock.create(RedlockConfig.builder()
+        .nodes(InMemoryNodes.uris(5))
+        .ttl(TTL)
+        .restartGuard(false)
+        .listener(new io.redlock.RedlockListener() { })
+        .build(), transport);
   }
 
   /**
@@ -89,9 +96,22 @@ public class FullCycleBench {
     return lease.token();
   }
 
+  /**
+   * {@link #acquireRelease()} with a listener that does nothing: what reporting costs when
+   * someone listens (events, votes, the deadline watch). Without a listener,
+   * {@link #acquireRelease()} pays one read of a final field per place that could report.
+   */
+  @Benchmark
+  public String acquireReleaseHeard() throws InterruptedException {
+    Lease lease = heard.acquire("orders:42", TTL);
+    lease.release();
+    return lease.token();
+  }
+
   @TearDown
   public void tearDown() {
     redlock.close();
+    heard.close();
     noTimer.close();
     transport.close();
   }

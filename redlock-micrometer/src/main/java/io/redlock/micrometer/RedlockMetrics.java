@@ -1,0 +1,314 @@
+package io.redlock.micrometer;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.LongTaskTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import io.redlock.Lease;
+import io.redlock.LossCause;
+import io.redlock.NodeOutcome;
+import io.redlock.RedlockConfig;
+import io.redlock.RedlockEvent;
+import io.redlock.RedlockEvent.AcquireOutcome;
+import io.redlock.RedlockEvent.ExtendOutcome;
+import io.redlock.RedlockEvent.Operation;
+import io.redlock.RedlockListener;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Micrometer meters and observations for a {@link io.redlock.Redlock}: a
+ * {@link RedlockListener} to register on its configuration.
+ *
+ * <pre>{@code
+ * RedlockMetrics metrics = RedlockMetrics.builder(meterRegistry)
+ *     .observationRegistry(observationRegistry)   // optional: spans through a tracing bridge
+ *     .build();
+ * Redlock redlock = Redlock.create(RedlockConfig.builder()
+ *     .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
+ *     .listener(metrics)
+ *     .build());
+ * }</pre>
+ *
+ * <p>Meters (tag values in lower case):
+ * <ul>
+ *   <li>{@code redlock.acquire}: timer, from the start of an acquisition to its end, tagged
+ *       {@code outcome} ({@code acquired}, {@code unavailable}, {@code cancelled});
+ *   <li>{@code redlock.acquire.attempts}: distribution summary, attempts per acquisition,
+ *       tagged {@code outcome};
+ *   <li>{@code redlock.node.votes}: counter, one per node and round, tagged {@code node} (its
+ *       address, without credentials), {@code operation} ({@code acquire}, {@code extend})
+ *       and {@code outcome} ({@code granted}, {@code taken}, {@code timeout}, {@code error},
+ *       {@code held_back}: a node the restart guard does not count now, not asked), counted
+ *       once the round settled;
+ *   <li>{@code redlock.lease.extend}: timer, tagged {@code outcome} ({@code extended},
+ *       {@code unconfirmed}, {@code lost});
+ *   <li>{@code redlock.lease.lost}: counter, tagged {@code cause} (a {@link LossCause}, such as
+ *       {@code expired} or {@code not_held});
+ *   <li>{@code redlock.lease.held}: long-task timer, the leases held now and for how long;
+ *   <li>{@code redlock.release}: timer, from the start of a release to the last node's answer;
+ *   <li>{@code redlock.nodes.held.back}: gauge, the nodes the restart guard holds back now.
+ * </ul>
+ * Resource names are not tags unless {@link Builder#resourceTags(boolean)} asks for them:
+ * their number is unbounded in most services. Node addresses are, since the configuration
+ * bounds them.
+ *
+ * <p>With an {@link ObservationRegistry}, each acquisition is also an {@link Observation}
+ * named {@code redlock.acquisition} (contextual name {@code redlock acquire}), started on the
+ * thread that asks for the lock, so that it is a child of the observation current there, and
+ * stopped when the acquisition ends, with the low-cardinality key value {@code outcome}. A
+ * tracing bridge turns it into a span. (It is not named {@code redlock.acquire}, so that a
+ * meter handler on the observation registry does not register a second timer of that name
+ * with other tags.)
+ *
+ * <p>Every listener method is quick and never blocks: it updates meters, as Micrometer meters
+ * are made to be updated on any thread.
+ *
+ * <p>Thread-safe. One instance serves one {@code Redlock}: the held-back gauge counts the
+ * nodes of one configuration.
+ *
+ * @since 0.1.0
+ */
+public final class RedlockMetrics implements RedlockListener {
+  private final MeterRegistry registry;
+  private final ObservationRegistry observations;
+  private final boolean resourceTags;
+  private final Tags tags;
+
+  private final Map<AcquireOutcome, Timer> acquireTimers = new EnumMap<>(AcquireOutcome.class);
+  private final Map<AcquireOutcome, DistributionSummary> attemptSummaries =
+      new EnumMap<>(AcquireOutcome.class);
+  private final Map<ExtendOutcome, Timer> extendTimers = new EnumMap<>(ExtendOutcome.class);
+  private final Map<LossCause, Counter> lostCounters = new EnumMap<>(LossCause.class);
+  private final Timer releaseTimer;
+  private final LongTaskTimer heldTimer;
+  private final Map<String, Counter> voteCounters = new ConcurrentHashMap<>();
+  private final Map<Lease, LongTaskTimer.Sample> held = new ConcurrentHashMap<>();
+  private final Map<Long, Observation> acquiring = new ConcurrentHashMap<>();
+  /** The indices of the nodes held back now; the gauge reads its size. */
+  private final Set<Integer> heldBack = ConcurrentHashMap.newKeySet();
+
+  private RedlockMetrics(Builder b) {
+    this.registry = b.registry;
+    this.observations = b.observations;
+    this.resourceTags = b.resourceTags;
+    this.tags = b.tags;
+    for (AcquireOutcome outcome : AcquireOutcome.values()) {
+      acquireTimers.put(outcome, acquireTimer(outcome, Tags.empty()));
+      attemptSummaries.put(outcome, attemptSummary(outcome, Tags.empty()));
+    }
+    for (ExtendOutcome outcome : ExtendOutcome.values()) {
+      extendTimers.put(outcome, extendTimer(outcome, Tags.empty()));
+    }
+    for (LossCause cause : LossCause.values()) {
+      lostCounters.put(cause, lostCounter(cause, Tags.empty()));
+    }
+    releaseTimer = releaseTimer(Tags.empty());
+    heldTimer = heldTimer(Tags.empty());
+    Gauge.builder("redlock.nodes.held.back", heldBack, Set::size)
+        .description("Nodes the restart guard holds back now: their votes do not count")
+        .tags(tags).register(registry);
+  }
+
+  /** A builder for metrics registered in {@code registry}. */
+  public static Builder builder(MeterRegistry registry) {
+    return new Builder(registry);
+  }
+
+  @Override
+  public void acquireStarted(RedlockEvent.AcquireStarted event) {
+    if (observations.isNoop()) {
+      return;
+    }
+    Observation observation = Observation.createNotStarted("redlock.acquisition", observations)
+        .contextualName("redlock acquire")
+        .lowCardinalityKeyValue("ttl.ms", Long.toString(event.ttl().toMillis()));
+    if (resourceTags) {
+      observation.highCardinalityKeyValue("resource", String.join(",", event.resources()));
+    }
+    acquiring.put(event.acquisition(), observation.start());
+  }
+
+  @Override
+  public void acquireFinished(RedlockEvent.AcquireFinished event) {
+    Tags resource = resourceTags(event.resources());
+    if (resourceTags) {
+      acquireTimer(event.outcome(), resource).record(event.elapsed());
+      attemptSummary(event.outcome(), resource).record(event.attempts());
+    } else {
+      acquireTimers.get(event.outcome()).record(event.elapsed());
+      attemptSummaries.get(event.outcome()).record(event.attempts());
+    }
+    if (event.lease() != null) {
+      LongTaskTimer timer = resourceTags ? heldTimer(resource) : heldTimer;
+      held.put(event.lease(), timer.start());
+    }
+    Observation observation = acquiring.remove(event.acquisition());
+    if (observation != null) {
+      observation.lowCardinalityKeyValue("outcome", lower(event.outcome()));
+      observation.lowCardinalityKeyValue("attempts", Integer.toString(event.attempts()));
+      observation.stop();
+    }
+  }
+
+  @Override
+  public void nodeVoted(RedlockEvent.NodeVote event) {
+    NodeOutcome outcome = event.outcome();
+    String key = outcome.index() + "/" + event.operation() + "/" + outcome.vote();
+    voteCounters.computeIfAbsent(key, k -> voteCounter(outcome, event.operation())).increment();
+  }
+
+  @Override
+  public void extended(RedlockEvent.Extension event) {
+    if (resourceTags) {
+      extendTimer(event.outcome(), resourceTags(event.lease().resources())).record(event.elapsed());
+    } else {
+      extendTimers.get(event.outcome()).record(event.elapsed());
+    }
+  }
+
+  @Override
+  public void leaseLost(RedlockEvent.LeaseLost event) {
+    if (resourceTags) {
+      lostCounter(event.cause(), resourceTags(event.lease().resources())).increment();
+    } else {
+      lostCounters.get(event.cause()).increment();
+    }
+    stopHeld(event.lease());
+  }
+
+  @Override
+  public void released(RedlockEvent.Release event) {
+    if (resourceTags) {
+      releaseTimer(resourceTags(event.lease().resources())).record(event.elapsed());
+    } else {
+      releaseTimer.record(event.elapsed());
+    }
+    stopHeld(event.lease());
+  }
+
+  @Override
+  public void nodeHeldBack(RedlockEvent.NodeHeldBack event) {
+    heldBack.add(event.index());
+  }
+
+  @Override
+  public void nodeCounted(RedlockEvent.NodeCounted event) {
+    heldBack.remove(event.index());
+  }
+
+  private void stopHeld(Lease lease) {
+    LongTaskTimer.Sample sample = held.remove(lease);
+    if (sample != null) {
+      sample.stop();
+    }
+  }
+
+  private Tags resourceTags(java.util.List<String> resources) {
+    return resourceTags ? Tags.of("resource", String.join(",", resources)) : Tags.empty();
+  }
+
+  private Timer acquireTimer(AcquireOutcome outcome, Tags extra) {
+    return Timer.builder("redlock.acquire")
+        .description("Acquisitions, from the first attempt to the outcome")
+        .tags(tags).tags(extra).tag("outcome", lower(outcome)).register(registry);
+  }
+
+  private DistributionSummary attemptSummary(AcquireOutcome outcome, Tags extra) {
+    return DistributionSummary.builder("redlock.acquire.attempts")
+        .description("Attempts per acquisition")
+        .tags(tags).tags(extra).tag("outcome", lower(outcome)).register(registry);
+  }
+
+  private Timer extendTimer(ExtendOutcome outcome, Tags extra) {
+    return Timer.builder("redlock.lease.extend")
+        .description("Extensions, manual or automatic, from the request to the outcome")
+        .tags(tags).tags(extra).tag("outcome", lower(outcome)).register(registry);
+  }
+
+  private Counter lostCounter(LossCause cause, Tags extra) {
+    return Counter.builder("redlock.lease.lost")
+        .description("Leases lost while held, by cause")
+        .tags(tags).tags(extra).tag("cause", lower(cause)).register(registry);
+  }
+
+  private Timer releaseTimer(Tags extra) {
+    return Timer.builder("redlock.release")
+        .description("Releases, from the request to the last node's answer or timeout")
+        .tags(tags).tags(extra).register(registry);
+  }
+
+  private LongTaskTimer heldTimer(Tags extra) {
+    return LongTaskTimer.builder("redlock.lease.held")
+        .description("Leases held now, from acquisition to release or loss")
+        .tags(tags).tags(extra).register(registry);
+  }
+
+  private Counter voteCounter(NodeOutcome outcome, Operation operation) {
+    return Counter.builder("redlock.node.votes")
+        .description("Each node's vote in each acquisition attempt and extension")
+        .tags(tags).tag("node", outcome.node()).tag("operation", lower(operation))
+        .tag("outcome", lower(outcome.vote())).register(registry);
+  }
+
+  private static String lower(Enum<?> value) {
+    return value.name().toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * Settings for {@link RedlockMetrics}. Not thread-safe; build on one thread.
+   */
+  public static final class Builder {
+    private final MeterRegistry registry;
+    private ObservationRegistry observations = ObservationRegistry.NOOP;
+    private boolean resourceTags;
+    private Tags tags = Tags.empty();
+
+    private Builder(MeterRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /**
+     * Where acquisitions are observed; none by default ({@link ObservationRegistry#NOOP}),
+     * and then no observation is created.
+     */
+    public Builder observationRegistry(ObservationRegistry observations) {
+      this.observations = Objects.requireNonNull(observations, "observationRegistry");
+      return this;
+    }
+
+    /**
+     * Whether meters are also tagged {@code resource} with the resource names (several joined
+     * by commas); off by default. Turn it on only for a small, fixed set of names: each name
+     * makes a time series of every meter.
+     */
+    public Builder resourceTags(boolean resourceTags) {
+      this.resourceTags = resourceTags;
+      return this;
+    }
+
+    /**
+     * Tags added to every meter, for example to tell two {@code Redlock}s of one application
+     * apart ({@code Tag.of("redlock", "orders")}).
+     */
+    public Builder tags(Iterable<Tag> tags) {
+      this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
+      return this;
+    }
+
+    /** Registers the meters and returns the listener to give to {@link RedlockConfig.Builder#listener}. */
+    public RedlockMetrics build() {
+      return new RedlockMetrics(this);
+    }
+  }
+}

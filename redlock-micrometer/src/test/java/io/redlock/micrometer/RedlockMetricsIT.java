@@ -1,0 +1,203 @@
+package io.redlock.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.redlock.Lease;
+import io.redlock.LeaseLostException;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The meters and observations over five real redis-server processes, with the restart guard
+ * on (the default).
+ *
+ * <p>The servers are declared fresh after start, so the guard counts them at once. The
+ * Redlock's {@code maxTtl} is 3 s, so that a node restarted empty is held back only that
+ * long: the held-back gauge can be seen to rise and fall within a test.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RedlockMetricsIT {
+  private static final Duration TTL = Duration.ofSeconds(3);
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private static RedisServers servers;
+  private static SimpleMeterRegistry registry;
+  private static final List<Observation.Context> observed = new CopyOnWriteArrayList<>();
+  private static Redlock redlock;
+
+  @BeforeAll
+  static void start() {
+    servers = RedisServers.startFresh(5);
+    registry = new SimpleMeterRegistry();
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations.observationConfig().observationHandler(new ObservationHandler<>() {
+      @Override
+      public boolean supportsContext(Observation.Context context) {
+        return true;
+      }
+
+      @Override
+      public void onStop(Observation.Context context) {
+        observed.add(context);
+      }
+    });
+    RedlockMetrics metrics =
+        RedlockMetrics.builder(registry).observationRegistry(observations).build();
+    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).ttl(TTL).maxTtl(TTL)
+        .retryCount(2).listener(metrics).build());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (redlock != null) {
+      redlock.close();
+    }
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  private static String resource() {
+    return "metrics:" + UUID.randomUUID();
+  }
+
+  /** Polls {@code condition} every 10 ms until it holds, failing after {@link #WAIT}. */
+  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime() - deadline).as("waiting for " + what).isNegative();
+      Thread.sleep(10);
+    }
+  }
+
+  /** Tries once every 50 ms until a lease is granted (the guard may hold nodes back). */
+  private static Lease acquireEventually(String resource) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      Optional<Lease> lease = redlock.tryAcquire(resource, TTL);
+      if (lease.isPresent()) {
+        return lease.get();
+      }
+      assertThat(System.nanoTime() - deadline).as("acquiring " + resource).isNegative();
+      Thread.sleep(50);
+    }
+  }
+
+  private static double count(String name, String... tags) {
+    Counter counter = registry.find(name).tags(tags).counter();
+    return counter == null ? 0 : counter.count();
+  }
+
+  private static long timed(String name, String... tags) {
+    io.micrometer.core.instrument.Timer timer = registry.find(name).tags(tags).timer();
+    return timer == null ? 0 : timer.count();
+  }
+
+  // Listeners run on the thread that completes an operation, and a caller waiting for it may
+  // wake before they ran: each check of a meter right after an operation waits for it.
+
+  @Test
+  void acquisitionsReleasesAndHeldLeasesAreMeasured() throws Exception {
+    long releases = timed("redlock.release");
+    Lease lease = acquireEventually(resource());
+    await("the acquisition to be timed", () -> timed("redlock.acquire", "outcome", "acquired") > 0);
+    await("one lease held", () ->
+        registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 1);
+
+    lease.release();
+    // (a release is timed once every node answered, after release() returned: a release of
+    // the test before may still land now, hence "at least")
+    await("the release to be timed", () -> timed("redlock.release") >= releases + 1);
+    await("no lease held", () ->
+        registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 0);
+    for (String node : redlock.nodes()) {
+      assertThat(count("redlock.node.votes", "node", node, "operation", "acquire",
+          "outcome", "granted")).as(node).isPositive();
+    }
+    await("the acquisition's observation", () -> observed.stream().anyMatch(c ->
+        c.getName().equals("redlock.acquisition")
+            && "acquired".equals(c.getLowCardinalityKeyValue("outcome").getValue())));
+  }
+
+  @Test
+  void contentionShowsAsUnavailableAndTakenVotes() throws Exception {
+    String resource = resource();
+    Lease lease = acquireEventually(resource);
+    long unavailable = timed("redlock.acquire", "outcome", "unavailable");
+    double taken = count("redlock.node.votes", "node", redlock.nodes().get(0),
+        "operation", "acquire", "outcome", "taken");
+
+    assertThat(redlock.tryAcquire(resource, TTL)).isEmpty();
+    await("the unavailable acquisition", () ->
+        timed("redlock.acquire", "outcome", "unavailable") == unavailable + 1);
+    await("node 0's taken vote", () -> count("redlock.node.votes", "node",
+        redlock.nodes().get(0), "operation", "acquire", "outcome", "taken") > taken);
+    lease.release();
+  }
+
+  @Test
+  void extensionsAndALeaseLostToAnotherValueAreCountedByOutcomeAndCause() throws Exception {
+    String resource = resource();
+    Lease lease = acquireEventually(resource);
+    assertThat(lease.extend(TTL)).isTrue();
+    await("the extension", () -> timed("redlock.lease.extend", "outcome", "extended") > 0);
+    double lost = count("redlock.lease.lost", "cause", "not_held");
+
+    for (int i = 0; i < 3; i++) { // a majority no longer holds our token
+      servers.command(i, "SET", resource, "someone-else");
+    }
+    assertThatThrownBy(() -> lease.extend(TTL)).isInstanceOf(LeaseLostException.class);
+    await("the loss", () -> count("redlock.lease.lost", "cause", "not_held") == lost + 1);
+    await("the lost extension", () -> timed("redlock.lease.extend", "outcome", "lost") > 0);
+    lease.release();
+  }
+
+  @Test
+  void aKilledNodeShowsInTheVoteCountersAndARestartedOneInTheHeldBackGauge() throws Exception {
+    acquireEventually(resource()).release();
+    await("the fresh fleet counted", () ->
+        registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
+    String node4 = redlock.nodes().get(4);
+    double granted = count("redlock.node.votes", "node", node4, "operation", "acquire",
+        "outcome", "granted");
+    servers.kill(4);
+    try {
+      for (int i = 0; i < 5; i++) {
+        acquireEventually(resource()).release(); // four nodes still make a majority
+      }
+      // A dead node's connection is lost, so the restart guard holds it back (not asked) until
+      // it is probed again; a request already in flight when it died errs or times out.
+      await("node 4's failed votes", () ->
+          count("redlock.node.votes", "node", node4, "outcome", "error")
+              + count("redlock.node.votes", "node", node4, "outcome", "timeout")
+              + count("redlock.node.votes", "node", node4, "outcome", "held_back") >= 5);
+      assertThat(count("redlock.node.votes", "node", node4, "operation", "acquire",
+          "outcome", "granted")).as("no grant from a dead node").isEqualTo(granted);
+    } finally {
+      servers.restart(4);
+    }
+    // Restarted empty: the guard holds it back for maxTtl, and the gauge shows it.
+    await("node 4 held back", () ->
+        registry.get("redlock.nodes.held.back").gauge().value() == 1.0);
+    await("node 4 counted again", () ->
+        registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
+  }
+}
