@@ -237,7 +237,8 @@ class RedlockListenerTest {
   @Test
   void theRestartGuardReportsANodeHeldBackAndCountedAgain() {
     Recorder r = new Recorder();
-    SimCluster c = new SimCluster(3, b -> b.listener(r).ttl(TTL));
+    // The guard's window is maxTtl (plus drift): 10 s here.
+    SimCluster c = new SimCluster(3, b -> b.listener(r).ttl(TTL).maxTtl(TTL));
     c.node(1).restartEmpty();
     c.time.advance(Duration.ofSeconds(1)); // the probe sees the new run_id
     assertThat(r.of(NodeHeldBack.class)).extracting(NodeHeldBack::index).containsExactly(1);

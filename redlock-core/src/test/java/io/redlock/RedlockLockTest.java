@@ -219,8 +219,10 @@ class RedlockLockTest {
     Duration tooShort = Duration.ofMillis(20); // not longer than the 50 ms node timeout
     assertSameError(() -> r.asLock("r", tooShort), () -> r.acquireAsync("r", tooShort));
     assertSameError(() -> r.asLock("r", null), () -> r.acquireAsync("r", null));
+    assertSameError(() -> r.asLock("r", Duration.ofDays(400)),
+        () -> r.acquireAsync("r", Duration.ofDays(400)));
     assertThatThrownBy(() -> r.asLock("r", Duration.ofDays(400)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("365 days");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTtl");
   }
 
   @Test
