@@ -1,12 +1,9 @@
 package io.redlock.cli;
 
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -15,7 +12,6 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -286,24 +282,11 @@ final class DoctorCommand implements Callable<Integer> {
     String name = StatusCommand.displayName(node);
     RedisURI uri;
     try {
-      uri = RedisURI.create(node);
-    } catch (RuntimeException e) {
+      uri = InspectionClient.uri(node, settings, timeout);
+    } catch (IllegalArgumentException e) {
       return unreachable(name, "not a Redis URI");
     }
-    if (URI.create(node).getUserInfo() == null && settings.password() != null) {
-      if (settings.username() != null) {
-        uri.setAuthentication(settings.username(), settings.password());
-      } else {
-        uri.setAuthentication(settings.password());
-      }
-    }
-    uri.setTimeout(timeout);
-    RedisClient client = RedisClient.create(resources);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(false)
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .build());
+    RedisClient client = InspectionClient.client(resources, timeout);
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();
