@@ -99,6 +99,7 @@ public final class RestartGuard {
   private final boolean[] probedOnce;
   private final CompletableFuture<Void> firstProbes = new CompletableFuture<>();
   private int firstProbesLeft;
+  private boolean startDecided; // guarded by this
   private volatile boolean closed;
   private TimeSource.Cancellable ticker;
   private volatile Events events = Events.NONE;
@@ -357,7 +358,8 @@ public final class RestartGuard {
   private void probed(int index, int epoch, long sent, NodeInfo info, Throwable error) {
     long received = time.nanoTime();
     RedlockConfigException refused = null;
-    boolean allProbedOnce = false;
+    boolean startFailed = false;
+    boolean startDone = false;
     synchronized (this) {
       probing[index] = false;
       if (error == null && epoch != epochs.get(index)) {
@@ -371,15 +373,25 @@ public final class RestartGuard {
       }
       if (!probedOnce[index]) {
         probedOnce[index] = true;
-        allProbedOnce = --firstProbesLeft == 0;
+        firstProbesLeft--;
+      }
+      // The start-up checks' outcome is decided here, under the monitor, once: probes answer
+      // on several transport threads, and a refusal decided outside it could lose to another
+      // node's last first probe completing the start normally a moment before.
+      if (!startDecided) {
+        if (refused != null) {
+          startDecided = startFailed = true;
+        } else if (firstProbesLeft == 0) {
+          startDecided = startDone = true;
+        }
       }
     }
-    if (refused != null) {
-      if (!firstProbes.completeExceptionally(refused)) {
-        log.error("{}", refused.getMessage()); // found after start: excluded, not thrown
-      }
-    } else if (allProbedOnce) {
+    if (startFailed) {
+      firstProbes.completeExceptionally(refused);
+    } else if (startDone) {
       firstProbes.complete(null);
+    } else if (refused != null) {
+      log.error("{}", refused.getMessage()); // found after start: excluded, not thrown
     }
   }
 
