@@ -98,8 +98,9 @@ final class DoctorCommand implements Callable<Integer> {
   private static Map<String, String> neededCommands() {
     Map<String, String> needed = new LinkedHashMap<>();
     needed.put("set", "acquire one resource (SET NX PX)");
-    needed.put("eval", "acquire several resources; EVALSHA's fallback");
-    needed.put("evalsha", "extend and release (compare-and-act scripts)");
+    needed.put("eval", "acquire several resources, extend; EVALSHA's fallback");
+    needed.put("evalsha", "release (a compare-and-delete script)");
+    needed.put("script|load", "load the release script on each new connection");
     needed.put("get", "scripts compare the token; the guard reads the fresh marker");
     needed.put("del", "release (inside the script)");
     needed.put("pexpire", "extend (inside the script)");
@@ -404,6 +405,11 @@ final class DoctorCommand implements Callable<Integer> {
       redis.evalsha("0000000000000000000000000000000000000000", ScriptOutputType.VALUE, key);
     } catch (RuntimeException e) {
       addIfRefused(refused, e, "evalsha"); // NOSCRIPT means it is allowed
+    }
+    try {
+      redis.scriptLoad("return 1"); // a script that touches nothing; caching it is harmless
+    } catch (RuntimeException e) {
+      addIfRefused(refused, e, "script|load");
     }
     try {
       redis.del(key);

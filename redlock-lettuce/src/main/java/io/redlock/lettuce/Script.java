@@ -1,14 +1,19 @@
 package io.redlock.lettuce;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
 /**
- * A Lua script the client sends by {@code EVAL} (see {@link LettuceNodeClient} on why never
- * by {@code EVALSHA}). Redis caches what {@code EVAL} runs by its digest, so the text costs
- * bytes on the wire, not a compilation per call.
+ * A Lua script and its SHA-1, computed here: lock and extend are sent by {@code EVAL}, release
+ * by {@code EVALSHA} after a {@code SCRIPT LOAD} on each new connection (see
+ * {@link LettuceNodeClient} on per-node order).
  *
  * <p>Each script acts on all of its keys atomically: Redis runs a script without
  * interleaving other commands.
  */
-record Script(String name, String source) {
+record Script(String name, String source, String sha1) {
 
   /**
    * Sets every key to ARGV[1] with a ttl of ARGV[2] ms, only if none exists. Used for
@@ -118,6 +123,12 @@ record Script(String name, String source) {
       """);
 
   static Script of(String name, String source) {
-    return new Script(name, source);
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-1")
+          .digest(source.getBytes(StandardCharsets.UTF_8));
+      return new Script(name, source, HexFormat.of().formatHex(digest));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-1 is required of every Java platform", e);
+    }
   }
 }

@@ -88,8 +88,8 @@ class AclIT {
    * password aside): what the library needs, and nothing more.
    */
   static final String[] LEAST_PRIVILEGE = {"resetkeys", "~*", "resetchannels", "-@all",
-      "+set", "+get", "+del", "+exists", "+pexpire", "+eval", "+evalsha", "+info", "+time",
-      "+hello", "+ping"};
+      "+set", "+get", "+del", "+exists", "+pexpire", "+eval", "+evalsha", "+script|load",
+      "+info", "+time", "+hello", "+ping"};
 
   private static void createUser(String user, String password, String... rules) {
     for (int i = 0; i < servers.size(); i++) {
