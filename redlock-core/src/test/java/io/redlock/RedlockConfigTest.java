@@ -98,8 +98,8 @@ class RedlockConfigTest {
 
   @Test
   void ttlOverTheLongestAcceptedIsRefusedAtBuildNotAtEveryAcquire() {
-    // acquire accepts at most 365 days (LockEngine.MAX_TTL); a config holding a longer default
-    // ttl would make every acquire(resource) and tryAcquire(resource) throw
+    // no duration setting accepts more than 365 days (RedlockConfig.MAX_DURATION); a config
+    // holding a longer default ttl would make every acquire(resource) throw
     refused(b -> b.ttl(Duration.ofDays(400)), "ttl", "365 days");
     refused(b -> b.maxTtl(Duration.ofDays(400)), "maxTtl", "365 days");
     assertThatCode(() -> valid().maxTtl(Duration.ofDays(365)).ttl(Duration.ofDays(365)).build())
