@@ -8,7 +8,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
 import java.io.PrintWriter;
@@ -20,9 +19,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -240,36 +236,10 @@ final class DoctorCommand implements Callable<Integer> {
   private List<NodeFacts> examineAll(ConnectionOptions.Settings settings)
       throws InterruptedException {
     Duration timeout = settings.connectTimeout();
-    ClientResources resources = DefaultClientResources.builder()
-        .ioThreadPoolSize(2).computationThreadPoolSize(2).build();
-    ExecutorService pool = Executors.newFixedThreadPool(settings.nodes().size(), runnable -> {
-      Thread thread = new Thread(runnable, "redlock-doctor");
-      thread.setDaemon(true);
-      return thread;
-    });
-    try {
-      List<CompletableFuture<NodeFacts>> futures = new ArrayList<>();
-      for (String node : settings.nodes()) {
-        futures.add(CompletableFuture.supplyAsync(
-            () -> examine(node, settings, resources, timeout), pool));
-      }
-      List<NodeFacts> facts = new ArrayList<>();
-      long deadline = System.nanoTime() + timeout.toNanos() * 3 + RATE_BASELINE.toNanos();
-      for (int i = 0; i < futures.size(); i++) {
-        try {
-          facts.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()),
-              TimeUnit.NANOSECONDS));
-        } catch (java.util.concurrent.ExecutionException
-            | java.util.concurrent.TimeoutException e) {
-          facts.add(unreachable(StatusCommand.displayName(settings.nodes().get(i)),
-              "no answer in time"));
-        }
-      }
-      return facts;
-    } finally {
-      pool.shutdownNow();
-      resources.shutdown(0, 1, TimeUnit.SECONDS);
-    }
+    return InspectionClient.lookAtAll(settings.nodes(), "redlock-doctor",
+        timeout.multipliedBy(3).plus(RATE_BASELINE),
+        (node, resources) -> examine(node, settings, resources, timeout),
+        node -> unreachable(StatusCommand.displayName(node), "no answer in time"));
   }
 
   private static NodeFacts unreachable(String node, String error) {

@@ -6,8 +6,18 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * A one-shot Lettuce client for commands that look at a node once ({@code status},
@@ -38,6 +48,47 @@ final class InspectionClient {
     }
     uri.setTimeout(timeout);
     return uri;
+  }
+
+  /** What one look at one node gives, on client resources shared by all the looks. */
+  @FunctionalInterface
+  interface Look<T> {
+    T at(String node, ClientResources resources);
+  }
+
+  /**
+   * Looks at every node at once, each on a thread of its own, and returns what each gave, in
+   * node order; a node that gave nothing {@code within} that time is {@code noAnswer}'s.
+   */
+  static <T> List<T> lookAtAll(List<String> nodes, String threadName, Duration within,
+      Look<T> look, Function<String, T> noAnswer) throws InterruptedException {
+    ClientResources resources = DefaultClientResources.builder()
+        .ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    ExecutorService pool = Executors.newFixedThreadPool(nodes.size(), runnable -> {
+      Thread thread = new Thread(runnable, threadName);
+      thread.setDaemon(true);
+      return thread;
+    });
+    try {
+      List<CompletableFuture<T>> futures = new ArrayList<>();
+      for (String node : nodes) {
+        futures.add(CompletableFuture.supplyAsync(() -> look.at(node, resources), pool));
+      }
+      List<T> seen = new ArrayList<>();
+      long deadline = System.nanoTime() + within.toNanos();
+      for (int i = 0; i < futures.size(); i++) {
+        try {
+          seen.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()),
+              TimeUnit.NANOSECONDS));
+        } catch (ExecutionException | TimeoutException e) {
+          seen.add(noAnswer.apply(nodes.get(i)));
+        }
+      }
+      return seen;
+    } finally {
+      pool.shutdownNow();
+      resources.shutdown(0, 1, TimeUnit.SECONDS);
+    }
   }
 
   /** A client on {@code resources} that never reconnects and waits at most {@code timeout}. */

@@ -6,7 +6,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
 import java.io.PrintWriter;
@@ -17,9 +16,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -148,36 +144,9 @@ final class StatusCommand implements Callable<Integer> {
   private List<NodeState> query(ConnectionOptions.Settings settings, String key)
       throws InterruptedException {
     Duration timeout = settings.connectTimeout();
-    ClientResources resources = DefaultClientResources.builder()
-        .ioThreadPoolSize(2).computationThreadPoolSize(2).build();
-    ExecutorService pool = Executors.newFixedThreadPool(settings.nodes().size(), runnable -> {
-      Thread thread = new Thread(runnable, "redlock-status");
-      thread.setDaemon(true);
-      return thread;
-    });
-    try {
-      List<CompletableFuture<NodeState>> futures = new ArrayList<>();
-      for (String node : settings.nodes()) {
-        futures.add(CompletableFuture.supplyAsync(
-            () -> ask(node, settings, key, resources, timeout), pool));
-      }
-      List<NodeState> states = new ArrayList<>();
-      long deadline = System.nanoTime() + timeout.toNanos() * 3;
-      for (int i = 0; i < futures.size(); i++) {
-        try {
-          states.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()),
-              TimeUnit.NANOSECONDS));
-        } catch (java.util.concurrent.ExecutionException
-            | java.util.concurrent.TimeoutException e) {
-          states.add(new NodeState(displayName(settings.nodes().get(i)),
-              "no answer in time", null, null, null, null));
-        }
-      }
-      return states;
-    } finally {
-      pool.shutdownNow();
-      resources.shutdown(0, 1, TimeUnit.SECONDS);
-    }
+    return InspectionClient.lookAtAll(settings.nodes(), "redlock-status", timeout.multipliedBy(3),
+        (node, resources) -> ask(node, settings, key, resources, timeout),
+        node -> new NodeState(displayName(node), "no answer in time", null, null, null, null));
   }
 
   private static NodeState ask(String node, ConnectionOptions.Settings settings, String key,
