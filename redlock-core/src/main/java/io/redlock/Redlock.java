@@ -1,6 +1,6 @@
 package io.redlock;
 
-import io.redlock.internal.EventQueue;
+import io.redlock.internal.Events;
 import io.redlock.internal.LockEngine;
 import io.redlock.internal.NodeUris;
 import io.redlock.internal.SystemTimeSource;
@@ -64,12 +64,12 @@ public final class Redlock implements AutoCloseable {
   private final List<NodeTransport> ownedTransports;
   private final SystemTimeSource ownedTime;
   private final ExecutorService ownedCallbacks;
-  private final EventQueue ownedEvents;
+  private final Events ownedEvents;
   private final LockViews lockViews;
 
   private Redlock(LockEngine engine, List<NodeClient> clients,
       List<NodeTransport> ownedTransports, SystemTimeSource ownedTime,
-      ExecutorService ownedCallbacks, EventQueue ownedEvents) {
+      ExecutorService ownedCallbacks, Events ownedEvents) {
     this.engine = engine;
     this.clients = clients;
     this.ownedTransports = ownedTransports;
@@ -155,9 +155,9 @@ public final class Redlock implements AutoCloseable {
       throw e;
     }
     ExecutorService callbacks = callbackExecutor();
-    EventQueue events = config.listeners().isEmpty() ? null : new EventQueue();
+    Events events = Events.queued(config.listeners());
     LockEngine engine = new LockEngine(config, clients, time, new Random(), orInline(callbacks),
-        events == null ? Runnable::run : events);
+        events);
     try {
       awaitFirstProbes(config, engine.startGuard());
     } catch (RuntimeException e) {
@@ -166,9 +166,7 @@ public final class Redlock implements AutoCloseable {
       owned.forEach(NodeTransport::close);
       time.close();
       callbacks.shutdown();
-      if (events != null) {
-        events.close();
-      }
+      events.close();
       throw e;
     }
     log.info("Redlock ready: nodes={} quorum={} restartGuard={}", clients.size(),

@@ -10,11 +10,12 @@ package io.redlock;
  *
  * <p><b>How listeners are called.</b> {@link #acquireStarted} runs on the thread that asked
  * for the acquisition, before any request leaves, so that a tracing listener sees the
- * caller's context. Every other event is delivered on one thread of the library's own
- * ({@code redlock-events}), in the order the events happened, never on a transport thread,
- * the timer or another caller's thread. So a listener that is slow or blocks cannot hold up
- * the lock: it delays only the events queued behind it, and once 16,384 wait, newer events
- * are dropped and counted, with a WARN the first time. Each call is guarded: whatever a
+ * caller's context. Every other event is delivered on a thread of the library's own for
+ * each listener ({@code redlock-events}), in the order the events happened, never on a
+ * transport thread, the timer or another caller's thread. So a listener that is slow or
+ * blocks cannot hold up the lock or another listener: it delays only its own events, and
+ * once 16,384 wait for it, its newer events are dropped and counted, with a WARN the first
+ * time. Each call is guarded: whatever a
  * listener throws is caught and logged (at WARN the first time per listener, then at DEBUG),
  * and the lock goes on as if the listener were not there. Listeners run outside every lock of
  * the library, after the state change they report. Events reach the listeners a moment after

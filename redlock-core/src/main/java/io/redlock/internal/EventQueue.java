@@ -10,9 +10,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers listener calls on one thread of their own, in the order they were reported, so
- * that a listener that is slow or blocks delays only the events behind it, never a transport
- * thread, the timer or a caller.
+ * Delivers one listener's calls on a thread of their own, in the order they were reported, so
+ * that a listener that is slow or blocks delays only its own events, never a transport
+ * thread, the timer, a caller or another listener.
  *
  * <p>The queue is bounded: when {@link #CAPACITY} events wait, newer ones are dropped and
  * counted ({@link #dropped()}), with a WARN the first time. Losing a metric is better than

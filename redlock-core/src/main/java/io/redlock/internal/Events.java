@@ -27,11 +27,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Where listeners run: {@link #acquireStarted} inline, on the caller's thread before any
  * request leaves (so a tracing listener sees the caller's context, and a listener that blocks
- * there blocks only its own caller); every other event through {@code delivery}, which in
- * production is an {@link EventQueue}: one thread of its own, in order, bounded. So a listener
- * that blocks or is slow never holds up a transport thread, the timer, or another caller:
- * the lock goes on, and events beyond the queue's capacity are dropped and counted. Every
- * call is outside every monitor of the library, and whatever a listener throws is caught.
+ * there blocks only its own caller); every other event through that listener's own delivery,
+ * which in production ({@link #queued}) is an {@link EventQueue} per listener: one thread, in
+ * order, bounded. So a listener that blocks or is slow never holds up a transport thread, the
+ * timer, another caller, or another listener (a metrics listener that starts something on
+ * one event and ends it on another never misses the end because someone else is stuck): the
+ * lock goes on, and events beyond that listener's queue are dropped and counted. Every call
+ * is outside every monitor of the library, and whatever a listener throws is caught.
  *
  * <p>Thread-safe.
  */
@@ -45,20 +47,33 @@ public final class Events {
   private final AtomicBoolean[] warned;
   private final boolean on;
   private final AtomicLong acquisitions = new AtomicLong();
-  private final Executor delivery;
+  private final Executor[] delivery;
+  private final List<EventQueue> queues;
 
   /** Listeners called inline, on the thread where each event happens (for simulations). */
   public Events(List<RedlockListener> listeners) {
-    this(listeners, Runnable::run);
+    this(listeners, List.of());
   }
 
   /**
-   * @param delivery where every event but {@link #acquireStarted} is delivered, in the order
-   *     it is given them
+   * Listeners each with a queue and a thread of its own (see the class comment), closed by
+   * {@link #close()}. With no listener, no thread is started.
    */
-  public Events(List<RedlockListener> listeners, Executor delivery) {
-    this.delivery = delivery;
+  public static Events queued(List<RedlockListener> listeners) {
+    List<EventQueue> queues = new java.util.ArrayList<>();
+    for (int i = 0; i < listeners.size(); i++) {
+      queues.add(new EventQueue());
+    }
+    return new Events(listeners, queues);
+  }
+
+  private Events(List<RedlockListener> listeners, List<EventQueue> queues) {
+    this.queues = List.copyOf(queues);
     this.listeners = listeners.toArray(new RedlockListener[0]);
+    this.delivery = new Executor[this.listeners.length];
+    for (int i = 0; i < delivery.length; i++) {
+      delivery[i] = queues.isEmpty() ? Runnable::run : queues.get(i);
+    }
     this.warned = new AtomicBoolean[this.listeners.length];
     for (int i = 0; i < warned.length; i++) {
       warned[i] = new AtomicBoolean();
@@ -79,7 +94,9 @@ public final class Events {
     long id = acquisitions.incrementAndGet();
     RedlockEvent.AcquireStarted event =
         new RedlockEvent.AcquireStarted(id, resources, Duration.ofMillis(ttlMillis));
-    callEach(l -> l.acquireStarted(event)); // inline: see the class comment
+    for (int i = 0; i < listeners.length; i++) { // inline: see the class comment
+      callOne(i, l -> l.acquireStarted(event));
+    }
     return id;
   }
 
@@ -161,23 +178,29 @@ public final class Events {
   }
 
   private void each(Consumer<RedlockListener> call) {
-    delivery.execute(() -> callEach(call));
+    for (int i = 0; i < listeners.length; i++) {
+      int listener = i;
+      delivery[i].execute(() -> callOne(listener, call));
+    }
   }
 
-  private void callEach(Consumer<RedlockListener> call) {
-    for (int i = 0; i < listeners.length; i++) {
-      try {
-        call.accept(listeners[i]);
-      } catch (VirtualMachineError e) {
-        throw e;
-      } catch (Throwable t) { // a listener's failure is its own, never the lock's
-        if (warned[i].compareAndSet(false, true)) {
-          log.warn("listener {} failed; the lock goes on (further failures of this listener"
-              + " are logged at DEBUG)", listeners[i].getClass().getName(), t);
-        } else {
-          log.debug("listener {} failed", listeners[i].getClass().getName(), t);
-        }
+  private void callOne(int i, Consumer<RedlockListener> call) {
+    try {
+      call.accept(listeners[i]);
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) { // a listener's failure is its own, never the lock's
+      if (warned[i].compareAndSet(false, true)) {
+        log.warn("listener {} failed; the lock goes on (further failures of this listener"
+            + " are logged at DEBUG)", listeners[i].getClass().getName(), t);
+      } else {
+        log.debug("listener {} failed", listeners[i].getClass().getName(), t);
       }
     }
+  }
+
+  /** Delivers what the queues hold, then stops their threads; does not wait. Idempotent. */
+  public void close() {
+    queues.forEach(EventQueue::close);
   }
 }

@@ -55,17 +55,17 @@ public final class LockEngine {
   /** An engine whose listeners are called inline (for simulations on a fake clock). */
   public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random,
       Executor callbacks) {
-    this(config, nodes, time, random, callbacks, Runnable::run);
+    this(config, nodes, time, random, callbacks, new Events(config.listeners()));
   }
 
   /**
    * @param callbacks where futures handed to callers complete and lost listeners run: never
    *     the timer thread or a transport thread, so that a caller that blocks there cannot stall
    *     the algorithm
-   * @param eventDelivery where listener events are delivered, in order (see {@link Events})
+   * @param events where this engine reports to the configured listeners (see {@link Events})
    */
   public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random,
-      Executor callbacks, Executor eventDelivery) {
+      Executor callbacks, Events events) {
     this.config = config;
     this.nodes = List.copyOf(nodes);
     this.time = time;
@@ -78,7 +78,7 @@ public final class LockEngine {
         config.maxTtl().toMillis(), config.driftFactor(),
         io.redlock.FreshMarker.key(config.keyPrefix()),
         io.redlock.FreshMarker.maxTtlKey(config.keyPrefix()));
-    this.events = new Events(config.listeners(), eventDelivery);
+    this.events = events;
     this.guard.listen(events);
   }
 

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** A listener that blocks or throws never holds up the lock on real nodes. */
+/** A listener that blocks or throws never holds up the lock, or another listener, on real nodes. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ListenerIsolationIT {
 
@@ -40,15 +40,28 @@ class ListenerIsolationIT {
         throw new IllegalStateException("a broken listener");
       }
     };
+    AtomicInteger releasesHeard = new AtomicInteger();
+    RedlockListener counting = new RedlockListener() {
+      @Override
+      public void released(RedlockEvent.Release event) {
+        releasesHeard.incrementAndGet();
+      }
+    };
     try (RedisServers servers = RedisServers.startFresh(5);
         Redlock redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris())
-            .listener(blocking).listener(throwing).build())) {
+            .listener(blocking).listener(throwing).listener(counting).build())) {
       for (int i = 0; i < 50; i++) {
         try (Lease lease = redlock.acquire("isolated:" + i, Duration.ofSeconds(10))) {
           assertThat(lease.isValid()).isTrue();
         }
       }
       assertThat(votesSeen.get()).isEqualTo(1); // the listener thread is still stuck there
+      // and the other listeners, each on its own thread, hear every event meanwhile
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (releasesHeard.get() < 50 && System.nanoTime() - deadline < 0) {
+        Thread.sleep(10);
+      }
+      assertThat(releasesHeard.get()).isEqualTo(50);
       unblock.countDown();
     }
   }
