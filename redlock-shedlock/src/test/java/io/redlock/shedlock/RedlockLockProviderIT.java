@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,7 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
+import java.util.function.LongPredicate;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -81,37 +82,46 @@ class RedlockLockProviderIT {
     return lock.get();
   }
 
-  /** Nodes whose key for {@code name} exists. */
-  private static int holding(String name) {
+  /** Nodes whose key for {@code name} satisfies {@code test}, given its PTTL (-2: no key). */
+  private static int nodes(String name, LongPredicate test) {
     int count = 0;
     for (int i = 0; i < servers.size(); i++) {
-      if ((Long) servers.command(i, "EXISTS", name) == 1L) {
+      if (test.test((Long) servers.command(i, "PTTL", name))) {
         count++;
       }
     }
     return count;
   }
 
-  private static void assertLocked(String name) {
-    assertThat(holding(name)).as("nodes holding %s", name).isEqualTo(servers.size());
+  /** Nodes whose key for {@code name} exists. */
+  private static int holding(String name) {
+    return nodes(name, pttl -> pttl != -2);
   }
 
-  private static void assertUnlocked(String name) {
-    assertThat(holding(name)).as("nodes holding %s", name).isZero();
+  /**
+   * A lock, an extension or a release returns once a majority of the nodes answered; the other
+   * requests are still in flight. So {@code test} must hold on a majority at once, and on every
+   * node soon after.
+   */
+  private static void assertOnEveryNode(String name, String what, LongPredicate test)
+      throws InterruptedException {
+    assertThat(nodes(name, test)).as("nodes where %s %s at once", name, what)
+        .isGreaterThanOrEqualTo(servers.size() / 2 + 1);
+    Timing.await(name + " " + what + " on every node", () -> nodes(name, test) == servers.size());
   }
 
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
-      Thread.sleep(10);
-    }
+  private static void assertLocked(String name) throws InterruptedException {
+    assertOnEveryNode(name, "is held", pttl -> pttl != -2);
+  }
+
+  private static void assertUnlocked(String name) throws InterruptedException {
+    assertOnEveryNode(name, "is free", pttl -> pttl == -2);
   }
 
   // ---- the provider cases ----
 
   @Test
-  void lockThenUnlock() {
+  void lockThenUnlock() throws InterruptedException {
     String name = name();
     SimpleLock lock = lock(config(name));
     assertLocked(name);
@@ -152,7 +162,7 @@ class RedlockLockProviderIT {
     assertLocked(name);
     assertThat(provider.lock(config(name))).isEmpty();
 
-    await(name + " to expire", () -> holding(name) == 0);
+    Timing.await(name + " to expire", () -> holding(name) == 0);
     lock(config(name)).unlock();
   }
 
@@ -165,12 +175,9 @@ class RedlockLockProviderIT {
     lock.unlock();
 
     assertThat(provider.lock(config(name))).as("within lockAtLeastFor").isEmpty();
-    for (int i = 0; i < servers.size(); i++) {
-      long pttl = (Long) servers.command(i, "PTTL", name);
-      assertThat(pttl).as("PTTL on node %d", i).isPositive()
-          .isLessThanOrEqualTo(atLeast.toMillis());
-    }
-    await("lockAtLeastFor to pass", () -> holding(name) == 0);
+    assertOnEveryNode(name, "expires within lockAtLeastFor",
+        pttl -> pttl > 0 && pttl <= atLeast.toMillis());
+    Timing.await("lockAtLeastFor to pass", () -> holding(name) == 0);
     lock(config(name)).unlock();
   }
 
@@ -185,18 +192,16 @@ class RedlockLockProviderIT {
     Optional<SimpleLock> extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO);
 
     assertThat(extended).isPresent();
-    for (int i = 0; i < servers.size(); i++) {
-      assertThat((Long) servers.command(i, "PTTL", name)).isGreaterThan(first.toMillis());
-    }
+    assertOnEveryNode(name, "outlives the first lockAtMostFor", pttl -> pttl > first.toMillis());
     Instant pastFirst = ClockProvider.now().plus(first);
-    await("the first lockAtMostFor to pass", () -> ClockProvider.now().isAfter(pastFirst));
+    Timing.await("the first lockAtMostFor to pass", () -> ClockProvider.now().isAfter(pastFirst));
     assertLocked(name);
     extended.get().unlock();
     assertUnlocked(name);
   }
 
   @Test
-  void anUnlockedLockCannotBeExtended() {
+  void anUnlockedLockCannotBeExtended() throws InterruptedException {
     String name = name();
     SimpleLock lock = lock(config(name));
     lock.unlock();
@@ -209,14 +214,14 @@ class RedlockLockProviderIT {
   void anExpiredLockExtendsToNothing() throws InterruptedException {
     String name = name();
     SimpleLock lock = lock(config(name, Duration.ofMillis(200), Duration.ZERO));
-    await(name + " to expire", () -> holding(name) == 0);
+    Timing.await(name + " to expire", () -> holding(name) == 0);
 
     assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
     assertUnlocked(name);
   }
 
   @Test
-  void anExtensionKeepsItsLockAtLeastFor() {
+  void anExtensionKeepsItsLockAtLeastFor() throws InterruptedException {
     String name = name();
     SimpleLock lock = lock(config(name));
     SimpleLock extended = lock.extend(Duration.ofSeconds(10), Duration.ofSeconds(9)).orElseThrow();
