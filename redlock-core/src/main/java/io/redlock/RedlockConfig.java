@@ -2,6 +2,7 @@ package io.redlock;
 
 import io.redlock.internal.Durations;
 import io.redlock.internal.NodeUris;
+import io.redlock.internal.TtlRule;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -448,21 +449,8 @@ public final class RedlockConfig {
       checkAtMost("retryDelay", retryDelay);
       checkAtMost("retryJitter", retryJitter);
       checkAtMost("maxWait", maxWait);
-      if (ttl.compareTo(Duration.ofMillis(1)) < 0) {
-        throw refuse("ttl", Durations.format(ttl), "at least 1 ms");
-      }
-      if (ttl.compareTo(maxTtl) > 0) {
-        throw new RedlockConfigException("ttl " + Durations.format(ttl)
-            + " is not accepted: it must be at most maxTtl (" + Durations.format(maxTtl)
-            + "); raise maxTtl on every client of the cluster, or use a shorter ttl and extend");
-      }
       if (nodeTimeout.isNegative() || nodeTimeout.isZero()) {
         throw refuse("nodeTimeout", Durations.format(nodeTimeout), "more than 0");
-      }
-      if (nodeTimeout.compareTo(ttl) >= 0) {
-        throw new RedlockConfigException("nodeTimeout " + Durations.format(nodeTimeout)
-            + " is not accepted: it must be shorter than ttl (" + Durations.format(ttl)
-            + "), and should be much shorter");
       }
       if (connectTimeout.isNegative() || connectTimeout.isZero()) {
         throw refuse("connectTimeout", Durations.format(connectTimeout), "more than 0");
@@ -470,11 +458,14 @@ public final class RedlockConfig {
       if (!(driftFactor >= 0.0 && driftFactor < 0.5)) {
         throw refuse("driftFactor", String.valueOf(driftFactor), "from 0 (inclusive) to 0.5");
       }
-      long validityNanos = ttl.toMillis() * 1_000_000L
-          - io.redlock.internal.Validity.driftNanos(ttl.toMillis(), driftFactor);
-      if (validityNanos <= 0) {
-        throw refuse("ttl", Durations.format(ttl),
-            "long enough to leave validity after the drift margin (ttl × driftFactor + 2 ms)");
+      TtlRule.Problem problem = TtlRule.check(ttl, maxTtl, nodeTimeout, driftFactor);
+      if (problem == TtlRule.Problem.NOT_OVER_NODE_TIMEOUT) {
+        // the same rule, seen from the setting that is more likely wrong
+        throw refuse("nodeTimeout", Durations.format(nodeTimeout), "shorter than ttl ("
+            + Durations.format(ttl) + "), and should be much shorter");
+      }
+      if (problem != null) {
+        throw refuse("ttl", Durations.format(ttl), problem.accepted(maxTtl, nodeTimeout));
       }
       if (retryCount < 0) {
         throw refuse("retryCount", String.valueOf(retryCount), "0 or more");
