@@ -152,7 +152,9 @@ final class Acquisition {
 
   private void decided(String token, long t0, Round round, Round.Result decision) {
     long validUntil = Validity.validUntil(t0, ttlMillis, engine.config().driftFactor());
-    if (decision.reached() && Validity.isValidAt(validUntil, decision.atNanos())) {
+    AttemptVerdict.Outcome outcome =
+        AttemptVerdict.outcome(decision.reached(), validUntil, decision.atNanos());
+    if (outcome == AttemptVerdict.Outcome.ACQUIRED) {
       HeldLease lease = new HeldLease(engine, resources, keys, token, ttlMillis, validUntil);
       engine.track(lease);
       lease.watchIfHeard();
@@ -176,7 +178,7 @@ final class Acquisition {
     }
     CompletableFuture<Void> sent = new CompletableFuture<>();
     awaitInBackground(engine.undo(resources, keys, token, round, sent));
-    String reason = decision.reached()
+    String reason = outcome == AttemptVerdict.Outcome.TOO_LATE
         ? "a majority granted, but only after the validity (ttl minus drift) had run out"
         : "a majority (" + engine.quorum() + " of " + engine.nodes().size() + ") was not reached";
     if (log.isDebugEnabled()) {
@@ -188,10 +190,9 @@ final class Acquisition {
     }
     long now = engine.time().nanoTime();
     long delay = engine.retryDelayNanos();
-    long maxWaitNanos = engine.config().maxWait().toNanos();
-    boolean budgetLeft = retry && attempts <= engine.config().retryCount()
-        && (now + delay) - startNanos <= maxWaitNanos;
-    if (budgetLeft && !engine.isClosed()) {
+    if (AttemptVerdict.mayRetry(retry, attempts, engine.config().retryCount(),
+        (now + delay) - startNanos, engine.config().maxWait().toNanos())
+        && !engine.isClosed()) {
       nextAttempt = engine.time().schedule(this::attempt, delay);
       if (result.isDone()) {
         nextAttempt.cancel(); // cancelled between the check above and the scheduling
@@ -199,18 +200,19 @@ final class Acquisition {
       return;
     }
     int heldBack = decision.count(Vote.HELD_BACK);
-    int unhealthy = decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR);
-    int granted = decision.count(Vote.GRANTED);
-    if (!decision.reached() && granted + unhealthy >= engine.quorum()) {
-      // Without the failing nodes, the lock might have been ours: worth a WARN.
-      log.warn("could not acquire resource={}: node errors or timeouts denied the majority;"
-          + " outcomes={}", resources, decision.outcomes());
-    } else if (!decision.reached() && granted + unhealthy + heldBack >= engine.quorum()) {
-      // The restart guard logged its hold-back once; each failure it causes is routine.
-      log.debug("could not acquire resource={}: nodes held back by the restart guard;"
-          + " outcomes={}", resources, decision.outcomes());
+    if (outcome == AttemptVerdict.Outcome.NO_MAJORITY) {
+      switch (AttemptVerdict.obstacle(engine.quorum(), decision.count(Vote.GRANTED),
+          decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR), heldBack)) {
+        // Without the failing nodes, the lock might have been ours: worth a WARN.
+        case NODE_FAILURES -> log.warn("could not acquire resource={}: node errors or timeouts"
+            + " denied the majority; outcomes={}", resources, decision.outcomes());
+        // The restart guard logged its hold-back once; each failure it causes is routine.
+        case RESTART_GUARD -> log.debug("could not acquire resource={}: nodes held back by the"
+            + " restart guard; outcomes={}", resources, decision.outcomes());
+        case CONTENTION -> { }
+      }
     }
-    if (heldBack > 0 && !decision.reached()) {
+    if (heldBack > 0 && outcome == AttemptVerdict.Outcome.NO_MAJORITY) {
       reason += heldBackReason(decision.outcomes());
     }
     LockUnavailableException unavailable = new LockUnavailableException(resources, attempts,

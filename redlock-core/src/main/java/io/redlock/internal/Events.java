@@ -107,7 +107,7 @@ public final class Events {
       return;
     }
     AcquireOutcome outcome = error == null ? AcquireOutcome.ACQUIRED
-        : LockEngine.unwrap(error) instanceof LockUnavailableException
+        : Futures.unwrap(error) instanceof LockUnavailableException
             ? AcquireOutcome.UNAVAILABLE : AcquireOutcome.CANCELLED;
     RedlockEvent.AcquireFinished event = new RedlockEvent.AcquireFinished(id, resources,
         outcome, attempts, Duration.ofNanos(elapsedNanos), error == null ? lease : null);
@@ -131,7 +131,7 @@ public final class Events {
     if (!on) {
       return;
     }
-    Throwable cause = error == null ? null : LockEngine.unwrap(error);
+    Throwable cause = error == null ? null : Futures.unwrap(error);
     ExtendOutcome outcome;
     if (cause == null) {
       outcome = Boolean.TRUE.equals(extended) ? ExtendOutcome.EXTENDED : ExtendOutcome.UNCONFIRMED;

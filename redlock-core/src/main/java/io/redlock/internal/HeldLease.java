@@ -144,7 +144,7 @@ final class HeldLease implements Lease {
     }
     Runnable go = () -> extendNow(newTtlMillis).whenComplete((extended, error) -> {
       if (error != null) {
-        next.completeExceptionally(unwrap(error));
+        next.completeExceptionally(Futures.unwrap(error));
       } else {
         next.complete(extended);
       }
@@ -185,8 +185,7 @@ final class HeldLease implements Lease {
 
   private boolean extended(Round.Result result, long start, long newTtlMillis) {
     long newDeadline = Validity.validUntil(start, newTtlMillis, engine.config().driftFactor());
-    String lostReason;
-    LossCause lossCause = LossCause.EXPIRED;
+    ExtensionVerdict verdict;
     synchronized (this) {
       if (state == State.RELEASED) {
         throw releasedError();
@@ -195,42 +194,38 @@ final class HeldLease implements Lease {
         throw new LeaseLostException(lostCause);
       }
       long now = time.nanoTime();
-      if (!Validity.isValidAt(deadline, now)) {
-        lostReason = "its validity ran out before the extension was confirmed";
-      } else if (result.reached()) {
-        if (Validity.isValidAt(newDeadline, now)) {
-          deadline = newDeadline;
+      verdict = ExtensionVerdict.decide(engine.nodes().size(), engine.quorum(), result.reached(),
+          result.count(Vote.TAKEN), deadline, newDeadline, now);
+      switch (verdict.kind()) {
+        case EXTENDED -> {
+          deadline = verdict.deadlineNanos();
           ttlMillis = newTtlMillis;
           scheduleWatchLocked();
           log.debug("extended resource={} validFor={}", resources,
-              Durations.formatNanos(newDeadline - now));
+              Durations.formatNanos(deadline - now));
           return true;
         }
-        lostReason = "the extension was confirmed only after its new validity had run out";
-        lossCause = LossCause.CONFIRMED_TOO_LATE;
-      } else if (engine.nodes().size() - result.count(Vote.TAKEN) < engine.quorum()) {
-        lostReason = "a majority of the nodes no longer hold its token; outcomes="
-            + result.outcomes();
-        lossCause = LossCause.NOT_HELD;
-      } else {
-        // Nodes that applied the PEXPIRE now expire the key at start + new ttl, which may be
-        // sooner than before; only the earlier of the two deadlines is still guaranteed.
-        if (newDeadline - deadline < 0) {
-          deadline = newDeadline;
-        }
-        if (Validity.isValidAt(deadline, now)) {
+        case KEPT_UNCONFIRMED -> {
+          deadline = verdict.deadlineNanos();
           scheduleWatchLocked();
           log.warn("extension not confirmed by a majority, lease still valid for {}:"
                   + " resource={} outcomes={}", Durations.formatNanos(deadline - now),
               resources, result.outcomes());
           return false;
         }
-        lostReason = "its validity ran out while an extension was unconfirmed; outcomes="
-            + result.outcomes();
-        lossCause = LossCause.UNCONFIRMED;
+        default -> { }
       }
     }
-    throw new LeaseLostException(lose(lossCause, lostReason));
+    String reason = switch (verdict.kind()) {
+      case LOST_EXPIRED -> "its validity ran out before the extension was confirmed";
+      case LOST_CONFIRMED_TOO_LATE ->
+          "the extension was confirmed only after its new validity had run out";
+      case LOST_NOT_HELD -> "a majority of the nodes no longer hold its token; outcomes="
+          + result.outcomes();
+      default -> "its validity ran out while an extension was unconfirmed; outcomes="
+          + result.outcomes();
+    };
+    throw new LeaseLostException(lose(verdict.kind().cause(), reason));
   }
 
   @Override
@@ -500,13 +495,6 @@ final class HeldLease implements Lease {
     return String.join(", ", resources);
   }
 
-  private static Throwable unwrap(Throwable error) {
-    Throwable cause = error;
-    while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
 
   private static RuntimeException rethrow(Throwable cause) {
     if (cause instanceof LeaseLostException) {

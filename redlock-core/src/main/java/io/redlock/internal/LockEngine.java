@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -100,7 +99,7 @@ public final class LockEngine {
     CompletableFuture<T> copy = new CompletableFuture<>();
     source.whenCompleteAsync((value, error) -> {
       if (error != null) {
-        copy.completeExceptionally(unwrap(error));
+        copy.completeExceptionally(Futures.unwrap(error));
       } else {
         copy.complete(value);
       }
@@ -119,7 +118,7 @@ public final class LockEngine {
     CompletableFuture<T> copy = new CompletableFuture<>();
     source.whenCompleteAsync((value, error) -> {
       if (error != null) {
-        copy.completeExceptionally(unwrap(error));
+        copy.completeExceptionally(Futures.unwrap(error));
       } else if (!copy.complete(value)) {
         orphan.accept(value);
       }
@@ -436,30 +435,13 @@ public final class LockEngine {
     if (ttl == null) {
       throw new NullPointerException("ttl");
     }
-    if (ttl.compareTo(config.maxTtl()) > 0) {
-      // The restart guard's window is maxTtl: a longer lease could outlive it on a node that
-      // restarted and forgot it.
-      throw new IllegalArgumentException("ttl " + Durations.format(ttl)
-          + " is not accepted: it must be at most maxTtl (" + Durations.format(config.maxTtl())
-          + "); use a shorter ttl and extend the lease, or raise maxTtl on every client of"
-          + " the cluster");
+    TtlRule.Problem problem = TtlRule.check(ttl, config.maxTtl(), config.nodeTimeout(),
+        config.driftFactor());
+    if (problem != null) {
+      throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is not accepted: it"
+          + " must be " + problem.accepted(config.maxTtl(), config.nodeTimeout()));
     }
-    long millis = ttl.toMillis();
-    if (millis < 1) {
-      throw new IllegalArgumentException(
-          "ttl " + Durations.format(ttl) + " is not accepted: it must be at least 1 ms");
-    }
-    if (ttl.compareTo(config.nodeTimeout()) <= 0) {
-      throw new IllegalArgumentException("ttl " + Durations.format(ttl)
-          + " is not accepted: it must be longer than nodeTimeout ("
-          + Durations.format(config.nodeTimeout()) + "), and should be much longer");
-    }
-    if (millis * 1_000_000L - Validity.driftNanos(millis, config.driftFactor()) <= 0) {
-      throw new IllegalArgumentException("ttl " + Durations.format(ttl)
-          + " is not accepted: it leaves no validity after the drift margin"
-          + " (ttl × driftFactor + 2 ms)");
-    }
-    return millis;
+    return ttl.toMillis();
   }
 
   /**
@@ -496,13 +478,6 @@ public final class LockEngine {
     return List.copyOf(names);
   }
 
-  static Throwable unwrap(Throwable error) {
-    Throwable cause = error;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
 
   private int prefixBytes() {
     String prefix = config.keyPrefix();

@@ -7,9 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -204,7 +202,7 @@ public final class Round {
       vote = Boolean.TRUE.equals(answer) ? Vote.GRANTED : Vote.TAKEN;
       detail = "";
     } else {
-      Throwable cause = unwrap(error);
+      Throwable cause = Futures.unwrap(error);
       vote = cause instanceof HeldBack ? Vote.HELD_BACK
           : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
       detail = describe(cause);
@@ -292,14 +290,6 @@ public final class Round {
     }
   }
 
-  private static Throwable unwrap(Throwable error) {
-    Throwable cause = error;
-    while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-        && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
 
   private static boolean isTimeout(Throwable error) {
     for (Throwable t = error; t != null; t = t.getCause()) {
