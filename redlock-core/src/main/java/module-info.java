@@ -9,8 +9,6 @@ module io.redlock {
 
   exports io.redlock;
   exports io.redlock.spi;
-  // For the transport and test-kit modules of this project only; not an API.
-  exports io.redlock.internal to io.redlock.lettuce, io.redlock.testkit;
 
   uses io.redlock.spi.NodeTransport;
 }

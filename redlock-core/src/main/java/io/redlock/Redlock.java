@@ -1,12 +1,8 @@
 package io.redlock;
 
-import io.redlock.internal.Events;
 import io.redlock.internal.LockEngine;
-import io.redlock.internal.NodeUris;
-import io.redlock.internal.SystemTimeSource;
 import io.redlock.internal.TimeSource;
 import io.redlock.spi.NodeClient;
-import io.redlock.spi.NodeInfo;
 import io.redlock.spi.NodeTransport;
 import java.net.URI;
 import java.time.Duration;
@@ -15,16 +11,11 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -60,22 +51,12 @@ public final class Redlock implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Redlock.class);
 
   private final LockEngine engine;
-  private final List<NodeClient> clients;
-  private final List<NodeTransport> ownedTransports;
-  private final SystemTimeSource ownedTime;
-  private final ExecutorService ownedCallbacks;
-  private final Events ownedEvents;
+  private final OwnedResources owned;
   private final LockViews lockViews;
 
-  private Redlock(LockEngine engine, List<NodeClient> clients,
-      List<NodeTransport> ownedTransports, SystemTimeSource ownedTime,
-      ExecutorService ownedCallbacks, Events ownedEvents) {
+  Redlock(LockEngine engine, OwnedResources owned) {
     this.engine = engine;
-    this.clients = clients;
-    this.ownedTransports = ownedTransports;
-    this.ownedTime = ownedTime;
-    this.ownedCallbacks = ownedCallbacks;
-    this.ownedEvents = ownedEvents;
+    this.owned = owned;
     this.lockViews = new LockViews(engine);
   }
 
@@ -89,34 +70,7 @@ public final class Redlock implements AutoCloseable {
    *     refused the credentials or the database
    */
   public static Redlock create(RedlockConfig config) {
-    List<NodeTransport> transports = new ArrayList<>();
-    ServiceLoader.load(NodeTransport.class, Redlock.class.getClassLoader())
-        .forEach(transports::add);
-    List<NodeTransport> chosen = new ArrayList<>();
-    for (int i = 0; i < config.nodes().size(); i++) {
-      URI uri = URI.create(config.nodes().get(i));
-      NodeTransport match = null;
-      for (NodeTransport transport : transports) {
-        if (transport.supports(uri)) {
-          match = transport;
-          break;
-        }
-      }
-      if (match == null) {
-        transports.forEach(NodeTransport::close);
-        throw new RedlockConfigException("nodes[" + i + "] "
-            + NodeUris.displayName(config.nodes().get(i)) + " is not accepted: no transport for"
-            + " scheme '" + uri.getScheme() + "' is on the class path; add the"
-            + " io.redlock:redlock-lettuce dependency for redis:// and rediss://");
-      }
-      chosen.add(match);
-    }
-    for (NodeTransport transport : transports) {
-      if (!chosen.contains(transport)) {
-        transport.close();
-      }
-    }
-    return open(config, chosen, transports.stream().filter(chosen::contains).distinct().toList());
+    return Connector.create(config);
   }
 
   /**
@@ -127,53 +81,7 @@ public final class Redlock implements AutoCloseable {
    *     refused the credentials or the database
    */
   public static Redlock create(RedlockConfig config, NodeTransport transport) {
-    List<NodeTransport> chosen = new ArrayList<>();
-    for (int i = 0; i < config.nodes().size(); i++) {
-      if (!transport.supports(URI.create(config.nodes().get(i)))) {
-        throw new RedlockConfigException("nodes[" + i + "] "
-            + NodeUris.displayName(config.nodes().get(i)) + " is not accepted by the transport "
-            + transport.getClass().getName());
-      }
-      chosen.add(transport);
-    }
-    return open(config, chosen, List.of());
-  }
-
-  private static Redlock open(RedlockConfig config, List<NodeTransport> perNode,
-      List<NodeTransport> owned) {
-    List<NodeClient> clients = new ArrayList<>();
-    SystemTimeSource time = new SystemTimeSource();
-    try {
-      for (int i = 0; i < perNode.size(); i++) {
-        clients.add(perNode.get(i).open(config.nodes().get(i), config));
-      }
-      awaitConnections(config, clients);
-    } catch (RuntimeException e) {
-      clients.forEach(NodeClient::close);
-      owned.forEach(NodeTransport::close);
-      time.close();
-      throw e;
-    }
-    ExecutorService callbacks = callbackExecutor();
-    Events events = Events.queued(config.listeners());
-    LockEngine engine = new LockEngine(config, clients, time, new Random(), orInline(callbacks),
-        events);
-    try {
-      awaitFirstProbes(config, engine.startGuard());
-    } catch (RuntimeException e) {
-      engine.close();
-      clients.forEach(NodeClient::close);
-      owned.forEach(NodeTransport::close);
-      time.close();
-      callbacks.shutdown();
-      events.close();
-      throw e;
-    }
-    log.info("Redlock ready: nodes={} quorum={} restartGuard={}", clients.size(),
-        engine.quorum(), config.restartGuard());
-    log.debug("configuration: {}", config);
-    return new Redlock(engine, List.copyOf(clients), List.copyOf(owned), time, callbacks,
-        events);
+    return Connector.create(config, transport);
   }
 
   /**
@@ -207,144 +115,8 @@ public final class Redlock implements AutoCloseable {
   public static InitReport init(RedlockConfig config, boolean force) {
     RedlockConfig plain = config.toBuilder().restartGuard(false).build();
     try (Redlock redlock = create(plain)) {
-      return initOver(redlock.engine.nodes(), config, force);
+      return ClusterInit.over(redlock.engine.nodes(), config, force);
     }
-  }
-
-  /** {@link #init} over node clients the caller owns. */
-  static InitReport initOver(List<NodeClient> nodes, RedlockConfig config, boolean force) {
-    String key = FreshMarker.key(config.keyPrefix());
-    String prefix = config.keyPrefix();
-    long waitNanos = config.connectTimeout().toNanos();
-    List<CompletableFuture<NodeInfo>> infos = new ArrayList<>();
-    List<CompletableFuture<String>> found = new ArrayList<>();
-    for (NodeClient node : nodes) {
-      infos.add(safely(() -> node.info()));
-      found.add(force ? CompletableFuture.completedFuture("")
-          : safely(() -> node.findLockKeys(key, prefix)));
-    }
-    List<InitReport.NodeResult> looked = new ArrayList<>();
-    boolean clean = true;
-    for (int i = 0; i < nodes.size(); i++) {
-      String name = nodes.get(i).name();
-      Outcome<NodeInfo> info = outcome(infos.get(i), waitNanos);
-      Outcome<String> keys = outcome(found.get(i), waitNanos);
-      String runId = info.value == null ? null : info.value.runId();
-      if (info.value == null) {
-        looked.add(new InitReport.NodeResult(i, name, null, InitReport.Outcome.UNCHECKED,
-            "could not read its run_id: " + info.error));
-        clean = false;
-      } else if (keys.value == null) {
-        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.UNCHECKED,
-            "could not rule out lock keys: " + keys.error));
-        clean = false;
-      } else if (!keys.value.isEmpty()) {
-        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.HOLDS_KEYS,
-            keys.value));
-        clean = false;
-      } else {
-        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.NOT_WRITTEN,
-            ""));
-      }
-    }
-    if (!clean && !force) {
-      log.warn("init: nothing written; {}", looked);
-      return new InitReport(looked);
-    }
-    List<CompletableFuture<String>> writes = new ArrayList<>();
-    for (int i = 0; i < nodes.size(); i++) {
-      InitReport.NodeResult result = looked.get(i);
-      NodeClient node = nodes.get(i);
-      writes.add(result.runId() == null ? null : safely(() -> node.writeMarker(key,
-          FreshMarker.value(result.runId()), prefix, force)));
-    }
-    List<InitReport.NodeResult> done = new ArrayList<>();
-    for (int i = 0; i < nodes.size(); i++) {
-      InitReport.NodeResult result = looked.get(i);
-      if (writes.get(i) == null) {
-        done.add(result);
-        continue;
-      }
-      Outcome<String> written = outcome(writes.get(i), waitNanos);
-      InitReport.Outcome what = written.value == null ? InitReport.Outcome.UNCHECKED
-          : written.value.isEmpty() ? InitReport.Outcome.MARKED : InitReport.Outcome.HOLDS_KEYS;
-      String detail = written.value == null ? "could not write the marker: " + written.error
-          : written.value;
-      done.add(new InitReport.NodeResult(i, result.node(), result.runId(), what, detail));
-    }
-    log.info("init{}: {}", force ? " (forced)" : "", done);
-    return new InitReport(done);
-  }
-
-  private record Outcome<T>(T value, String error) {}
-
-  private static <T> CompletableFuture<T> safely(
-      java.util.function.Supplier<java.util.concurrent.CompletionStage<T>> call) {
-    try {
-      return call.get().toCompletableFuture();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  private static <T> Outcome<T> outcome(CompletableFuture<T> future, long waitNanos) {
-    try {
-      return new Outcome<>(future.get(waitNanos, TimeUnit.NANOSECONDS), null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Outcome<>(null, "interrupted");
-    } catch (TimeoutException e) {
-      return new Outcome<>(null, "no answer within the connect timeout");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
-          : cause.getMessage();
-      return new Outcome<>(null, message.replaceAll("\\s+", " "));
-    }
-  }
-
-  /** Waits, within the connect timeout, for the start-up checks of the nodes reached. */
-  private static void awaitFirstProbes(RedlockConfig config, CompletableFuture<Void> probes) {
-    try {
-      probes.get(config.connectTimeout().toNanos(), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (TimeoutException e) {
-      log.debug("start-up checks not done within the connect timeout; they go on");
-    } catch (ExecutionException e) {
-      if (e.getCause() instanceof RedlockConfigException) {
-        throw (RedlockConfigException) e.getCause();
-      }
-      throw new RedlockException("start-up checks failed: " + e.getCause(), e.getCause());
-    }
-  }
-
-  /**
-   * Threads for what callers run on the library's futures and listeners: a cached pool, so a
-   * callback that blocks takes a thread of its own instead of one the algorithm needs.
-   */
-  private static ExecutorService callbackExecutor() {
-    AtomicInteger count = new AtomicInteger();
-    return Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "redlock-callback-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
-  }
-
-  /**
-   * Runs tasks on {@code pool}, or on the calling thread once the pool is shut down: a future
-   * that settles after {@link #close()} (a release the caller started just before) must still
-   * complete for whoever waits on it, not be dropped with the pool.
-   */
-  private static Executor orInline(ExecutorService pool) {
-    return task -> {
-      try {
-        pool.execute(task);
-      } catch (RejectedExecutionException e) {
-        task.run();
-      }
-    };
   }
 
   /**
@@ -356,57 +128,7 @@ public final class Redlock implements AutoCloseable {
       Random random, Executor callbacks) {
     LockEngine engine = new LockEngine(config, clients, time, random, callbacks);
     engine.startGuard().join();
-    return new Redlock(engine, List.of(), List.of(), null, null, null);
-  }
-
-  private static void awaitConnections(RedlockConfig config, List<NodeClient> clients) {
-    List<CompletableFuture<Void>> connected = new ArrayList<>();
-    for (NodeClient client : clients) {
-      connected.add(client.connected().toCompletableFuture());
-    }
-    long deadline = System.nanoTime() + config.connectTimeout().toNanos();
-    boolean interrupted = false;
-    for (CompletableFuture<Void> future : connected) {
-      try {
-        future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (InterruptedException e) {
-        interrupted = true;
-        break;
-      } catch (ExecutionException | TimeoutException e) {
-        // looked at below, node by node
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-    int up = 0;
-    for (int i = 0; i < clients.size(); i++) {
-      CompletableFuture<Void> future = connected.get(i);
-      if (future.isDone() && !future.isCompletedExceptionally()) {
-        up++;
-        continue;
-      }
-      Throwable cause = future.isDone() ? causeOf(future) : null;
-      if (cause instanceof RedlockConfigException) {
-        throw (RedlockConfigException) cause;
-      }
-      log.warn("node={} not connected yet ({}); it is retried and counts once connected",
-          clients.get(i).name(), cause == null ? "no answer within the connect timeout"
-              : String.valueOf(cause.getMessage()));
-    }
-    if (up < clients.size() / 2 + 1) {
-      log.warn("only {} of {} nodes connected: acquisitions fail until a majority is reachable",
-          up, clients.size());
-    }
-  }
-
-  private static Throwable causeOf(CompletableFuture<Void> failed) {
-    try {
-      failed.join();
-      return null;
-    } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-      return e.getCause() != null ? e.getCause() : e;
-    }
+    return new Redlock(engine, OwnedResources.none());
   }
 
   /**
@@ -642,18 +364,9 @@ public final class Redlock implements AutoCloseable {
   }
 
   private void closeOwned() {
-    clients.forEach(NodeClient::close);
-    ownedTransports.forEach(NodeTransport::close);
-    if (ownedTime != null) {
-      ownedTime.close();
-    }
-    if (ownedCallbacks != null) {
-      ownedCallbacks.shutdown();
-    }
-    if (ownedEvents != null) {
-      ownedEvents.close(); // events already queued (the releases of close) are still delivered
-    }
+    owned.close();
   }
+
 
   private static Lease await(CompletableFuture<Lease> future) throws InterruptedException {
     try {

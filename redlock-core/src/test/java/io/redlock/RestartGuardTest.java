@@ -177,7 +177,7 @@ class RestartGuardTest {
     c.time.advance(Duration.ofSeconds(1));
     assertThat(c.redlock.acquireAsync("before", TTL)).isCompletedExceptionally();
 
-    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
     assertThat(report.complete()).isTrue();
     assertThat(c.node(0).valueOf(MARKER)).isEqualTo(FreshMarker.value(c.node(0).runId()));
     c.time.advance(Duration.ofSeconds(1)); // the next probe reads the marker
@@ -290,7 +290,7 @@ class RestartGuardTest {
   void initRefusesAClusterWhereANodeHoldsKeysAndWritesNothing() {
     SimCluster c = cluster(3);
     c.node(2).put("orders:42", "someone", TTL);
-    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
     assertThat(report.complete()).isFalse();
     assertThat(report.nodes().get(2).outcome()).isEqualTo(InitReport.Outcome.HOLDS_KEYS);
     assertThat(report.nodes().get(2).detail()).contains("1 key");
@@ -298,7 +298,7 @@ class RestartGuardTest {
     for (SimulatedNode node : c.nodes) {
       assertThat(node.valueOf(MARKER)).isNull();
     }
-    InitReport forced = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), true);
+    InitReport forced = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), true);
     assertThat(forced.complete()).isTrue();
     assertThat(c.node(2).valueOf(MARKER)).isEqualTo(FreshMarker.value(c.node(2).runId()));
   }
@@ -307,11 +307,11 @@ class RestartGuardTest {
   void initWithAKeyPrefixLooksOnlyUnderThePrefixAndMarksUnderIt() {
     SimCluster c = new SimCluster(3, b -> b.ttl(TTL).maxTtl(TTL).keyPrefix("app:"));
     c.node(0).put("other-app:x", "v", TTL);
-    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
     assertThat(report.complete()).isTrue();
     assertThat(c.node(0).valueOf("app:" + FreshMarker.KEY_SUFFIX)).startsWith("redlock-fresh/1");
     c.node(1).put("app:orders", "v", TTL);
-    assertThat(Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false).complete())
+    assertThat(ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false).complete())
         .isFalse();
   }
 
@@ -319,7 +319,7 @@ class RestartGuardTest {
   void initRefusesWhenANodeCannotBeChecked() {
     SimCluster c = cluster(3);
     c.node(1).crash();
-    InitReport report = Redlock.initOver(List.copyOf(c.nodes), c.redlock.config(), false);
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
     assertThat(report.nodes().get(1).outcome()).isEqualTo(InitReport.Outcome.UNCHECKED);
     assertThat(c.node(0).valueOf(MARKER)).isNull();
   }

@@ -16,11 +16,12 @@ public interface NodeTransport extends AutoCloseable {
   boolean supports(URI uri);
 
   /**
-   * Returns a client for the node at {@code uri} at once, connecting in the background; see
-   * {@link NodeClient#connected()}. The configuration supplies credentials for URIs without
-   * them, the node timeout and the connect timeout.
+   * Returns a client for one node at once, connecting in the background; see
+   * {@link NodeClient#connected()}. The client goes by {@link NodeSettings#name()}.
+   *
+   * @throws io.redlock.RedlockConfigException if the transport cannot use the node's URI
    */
-  NodeClient open(String uri, RedlockConfig config);
+  NodeClient open(NodeSettings node);
 
   /** Frees what the transport shares between its clients (threads, buffers). Idempotent. */
   @Override

@@ -13,8 +13,8 @@ import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
-import io.redlock.internal.NodeUris;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeSettings;
 import io.redlock.spi.NodeTransport;
 import java.net.URI;
 import java.util.Locale;
@@ -108,25 +108,26 @@ public final class LettuceTransport implements NodeTransport {
   }
 
   @Override
-  public NodeClient open(String uri, RedlockConfig config) {
+  public NodeClient open(NodeSettings node) {
+    String uri = node.uri();
     RedisURI redisUri;
     try {
       redisUri = RedisURI.create(uri);
     } catch (RuntimeException e) {
-      throw new RedlockConfigException("node " + NodeUris.redact(uri)
+      throw new RedlockConfigException("node " + node.name()
           + " is not accepted: it must be a URI such as redis://[user:password@]host[:port][/db]"
           + " or rediss:// for TLS");
     }
     URI parsed = URI.create(uri);
-    if (parsed.getUserInfo() == null && config.password() != null) {
-      if (config.username() != null) {
-        redisUri.setAuthentication(config.username(), config.password());
+    if (parsed.getUserInfo() == null && node.password() != null) {
+      if (node.username() != null) {
+        redisUri.setAuthentication(node.username(), node.password());
       } else {
-        redisUri.setAuthentication(config.password());
+        redisUri.setAuthentication(node.password());
       }
     }
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands get CommandTimeouts.
-    redisUri.setTimeout(config.connectTimeout());
+    redisUri.setTimeout(node.connectTimeout());
     RedisClient client = RedisClient.create(resources);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
@@ -137,16 +138,15 @@ public final class LettuceTransport implements NodeTransport {
         // ago, and a lock or extension replayed after its release would leave a key behind.
         .replayFilter(command -> true)
         .timeoutOptions(TimeoutOptions.builder()
-            .timeoutSource(new CommandTimeouts(config.nodeTimeout())).build())
+            .timeoutSource(new CommandTimeouts(node.nodeTimeout())).build())
         .socketOptions(SocketOptions.builder()
-            .connectTimeout(config.connectTimeout())
+            .connectTimeout(node.connectTimeout())
             .tcpNoDelay(true)
             .build())
         .build());
-    LettuceNodeClient node = new LettuceNodeClient(NodeUris.displayName(uri), client, redisUri,
-        resources);
-    node.connect();
-    return node;
+    LettuceNodeClient opened = new LettuceNodeClient(node.name(), client, redisUri, resources);
+    opened.connect();
+    return opened;
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.redlock.lettuce;
 import io.redlock.RedlockConfig;
 import io.redlock.sim.NodeClientContract;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeSettings;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -21,7 +22,7 @@ class LettuceNodeContractIT extends NodeClientContract {
     transport = new LettuceTransport();
     RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
         .nodeTimeout(Duration.ofSeconds(2)).build();
-    node = transport.open(servers.uri(0), config);
+    node = transport.open(NodeSettings.of(servers.uri(0), config));
     node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 

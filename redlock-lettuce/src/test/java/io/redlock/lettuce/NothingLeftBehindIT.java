@@ -6,6 +6,7 @@ import io.redlock.Lease;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeSettings;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,7 +99,7 @@ class NothingLeftBehindIT {
   void anExtensionIsWrittenOnceEvenWhereTheScriptCacheIsEmpty() throws Exception {
     LettuceTransport transport = new LettuceTransport();
     RedlockConfig config = config().nodeTimeout(Duration.ofSeconds(2)).build();
-    try (NodeClient node = transport.open(servers.uri(0), config)) {
+    try (NodeClient node = transport.open(NodeSettings.of(servers.uri(0), config))) {
       node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
       assertThat(node.lock(List.of("k"), "t", 10_000).toCompletableFuture().get()).isTrue();
       servers.command(0, "SCRIPT", "FLUSH");

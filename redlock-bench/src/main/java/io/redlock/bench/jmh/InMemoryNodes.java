@@ -1,8 +1,8 @@
 package io.redlock.bench.jmh;
 
-import io.redlock.RedlockConfig;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
+import io.redlock.spi.NodeSettings;
 import io.redlock.spi.NodeTransport;
 import java.net.URI;
 import java.util.List;
@@ -33,8 +33,8 @@ final class InMemoryNodes implements NodeTransport {
   }
 
   @Override
-  public NodeClient open(String uri, RedlockConfig config) {
-    return new Node(uri, "run-" + opened.incrementAndGet());
+  public NodeClient open(NodeSettings node) {
+    return new Node(node.name(), "run-" + opened.incrementAndGet());
   }
 
   @Override

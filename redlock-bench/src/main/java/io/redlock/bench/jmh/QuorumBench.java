@@ -57,10 +57,9 @@ public class QuorumBench {
 
   @Setup
   public void setUp() {
-    InMemoryNodes transport = new InMemoryNodes();
     nodes = new ArrayList<>();
     for (String uri : InMemoryNodes.uris(5)) {
-      nodes.add(transport.open(uri, null));
+      nodes.add(new InMemoryNodes.Node(uri, "run-1"));
     }
   }
 
