@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe.
  */
-public final class EventQueue implements Executor, AutoCloseable {
+final class EventQueue implements Executor, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(EventQueue.class);
 
   /** How many events may wait for a listener before newer ones are dropped. */

@@ -10,7 +10,7 @@ import java.util.Locale;
  *
  * <p>Stateless and thread-safe.
  */
-public final class GuardRules {
+final class GuardRules {
   /** How precisely {@code TIME} reads the node's clock: one microsecond. */
   static final long TIME_RESOLUTION_NANOS = 1_000L;
 

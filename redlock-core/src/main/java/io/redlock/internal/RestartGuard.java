@@ -53,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * under this object's monitor; a lost connection marks the node unknown at once, from the
  * transport's event, so no request on a new connection can be counted before a probe.
  */
-public final class RestartGuard {
+final class RestartGuard {
   private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
 
   /** How often every node is probed. */
@@ -401,7 +401,7 @@ public final class RestartGuard {
    * named once at WARN, and its votes' detail says so.
    */
   private void failedProbe(int index, Throwable error) {
-    Throwable cause = LockEngine.unwrap(error);
+    Throwable cause = Futures.unwrap(error);
     if (cause instanceof ConnectException || cause instanceof TimeoutException
         || cause instanceof java.io.IOException) {
       log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());

@@ -51,11 +51,6 @@ public final class RoundTimeouts {
     }
   }
 
-  /** How many rounds are queued: settled ones may still be among them. */
-  synchronized int queued() {
-    return inFlight.size();
-  }
-
   private void check() {
     List<Round> expired = new ArrayList<>();
     synchronized (this) {

@@ -39,7 +39,6 @@ public class FullCycleBench {
   private static final Duration TTL = Duration.ofSeconds(10);
   private InMemoryNodes transport;
   private Redlock redlock;
-  private Redlock noTimer;
   private Redlock heard;
 
   @Setup
@@ -49,44 +48,12 @@ public class FullCycleBench {
         .nodes(InMemoryNodes.uris(5))
         .ttl(TTL)
         .build(), transport); // in-memory nodes report a day of uptime: the guard counts them
-    noTimer = overNoTimer();
     heard = Redlock.create(RedlockConfig.builder()
         .nodes(InMemoryNodes.uris(5))
         .ttl(TTL)
         .restartGuard(false)
         .listener(new io.redlock.RedlockListener() { })
         .build(), transport);
-  }
-
-  /**
-   * The same over a clock whose timer does nothing and a same-thread callback executor,
-   * through the package-private {@code Redlock.over} (test hook): the difference to
-   * {@link #acquireRelease()} is what the shared timer thread costs per cycle.
-   */
-  private Redlock overNoTimer() {
-    try {
-      java.lang.reflect.Method over = Redlock.class.getDeclaredMethod("over",
-          RedlockConfig.class, java.util.List.class, io.redlock.internal.TimeSource.class,
-          java.util.Random.class, java.util.concurrent.Executor.class);
-      over.setAccessible(true);
-      java.util.List<io.redlock.spi.NodeClient> clients = new java.util.ArrayList<>();
-      for (String uri : InMemoryNodes.uris(5)) {
-        clients.add(transport.open(uri, null));
-      }
-      RedlockConfig config = RedlockConfig.builder().nodes(InMemoryNodes.uris(5)).ttl(TTL)
-          .build();
-      return (Redlock) over.invoke(null, config, clients, QuorumBench.NO_TIMER,
-          new java.util.Random(), (java.util.concurrent.Executor) Runnable::run);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("Redlock.over not reachable", e);
-    }
-  }
-
-  @Benchmark
-  public String acquireReleaseNoTimer() throws InterruptedException {
-    Lease lease = noTimer.acquire("orders:42", TTL);
-    lease.release();
-    return lease.token();
   }
 
   @Benchmark
@@ -112,7 +79,6 @@ public class FullCycleBench {
   public void tearDown() {
     redlock.close();
     heard.close();
-    noTimer.close();
     transport.close();
   }
 }
