@@ -21,6 +21,8 @@ package io.redlock;
  * <p>The library's other keys share the {@link #OWN_KEYS} part, and are never locks.
  *
  * <p>Stateless and thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class FreshMarker {
   /**

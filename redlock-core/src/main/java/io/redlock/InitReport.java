@@ -9,6 +9,7 @@ import java.util.Objects;
  * <p>An immutable value; thread-safe.
  *
  * @param nodes one result per node, in configuration order
+ * @since 0.1.0
  */
 public record InitReport(List<NodeResult> nodes) {
 

@@ -24,6 +24,8 @@ import java.util.function.Consumer;
  *
  * <p>Thread-safe: any thread may check, extend or release it. Extensions are applied one at
  * a time, in the order they were asked for.
+ *
+ * @since 0.1.0
  */
 public interface Lease extends AutoCloseable {
 

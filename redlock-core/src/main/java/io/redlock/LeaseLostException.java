@@ -7,6 +7,8 @@ import java.util.List;
  * majority of the nodes, or a majority of the nodes no longer hold its token.
  *
  * <p>Once a lease is lost it is never valid again; work that needs mutual exclusion must stop.
+ *
+ * @since 0.1.0
  */
 public final class LeaseLostException extends RedlockException {
   private static final long serialVersionUID = 1L;

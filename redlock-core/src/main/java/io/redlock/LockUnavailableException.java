@@ -18,6 +18,8 @@ import java.util.List;
  * token nobody else knows, so it may delay other clients on that node, never mislead them.
  *
  * <p>Serializable with its outcomes, for example across a remote call.
+ *
+ * @since 0.1.0
  */
 public final class LockUnavailableException extends RedlockException {
   private static final long serialVersionUID = 1L;

@@ -13,6 +13,7 @@ import java.util.Objects;
  * @param detail a short explanation for {@code TIMEOUT}, {@code ERROR} (the error text) and
  *     {@code HELD_BACK} (why, and for how long), or an empty string; for people only: code
  *     acts on {@code vote}
+ * @since 0.1.0
  */
 public record NodeOutcome(int index, String node, Vote vote, String detail)
     implements Serializable {

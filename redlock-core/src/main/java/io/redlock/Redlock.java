@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: one instance serves a whole application; create it once and close it at
  * shutdown. {@link #close()} releases every lease still held and frees the connections.
+ *
+ * @since 0.1.0
  */
 public final class Redlock implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Redlock.class);

@@ -22,6 +22,8 @@ import java.util.Objects;
  * {@link Builder#password(String) password} setting are masked.
  *
  * <p>Instances are immutable and thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class RedlockConfig {
   /** Default lease time to live, used by the methods that take no ttl: 30 s. */

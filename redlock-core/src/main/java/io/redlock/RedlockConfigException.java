@@ -5,6 +5,8 @@ package io.redlock;
  *
  * <p>The message is one sentence that names the setting (or the node), the value that was
  * given and what is accepted. It never contains a password.
+ *
+ * @since 0.1.0
  */
 public final class RedlockConfigException extends RedlockException {
   private static final long serialVersionUID = 1L;

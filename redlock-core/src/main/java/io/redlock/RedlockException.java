@@ -5,6 +5,8 @@ package io.redlock;
  *
  * <p>All of them are unchecked. The only checked exception in the API is
  * {@link InterruptedException}, on the methods that block.
+ *
+ * @since 0.1.0
  */
 public class RedlockException extends RuntimeException {
   private static final long serialVersionUID = 1L;

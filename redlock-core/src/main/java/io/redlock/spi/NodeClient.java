@@ -23,6 +23,8 @@ import java.util.concurrent.CompletionStage;
  * so it ends with the newer expiry, which is the one the client counts on.
  *
  * <p>Implementations are thread-safe.
+ *
+ * @since 0.1.0
  */
 public interface NodeClient extends AutoCloseable {
 

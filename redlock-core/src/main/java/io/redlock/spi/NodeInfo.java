@@ -22,6 +22,7 @@ import java.util.Objects;
  * @param persistence how the node persists writes, or {@code null} if unknown (not read, or
  *     refused, for example by an ACL without {@code CONFIG GET})
  * @param memory the node's memory limit and eviction policy, or {@code null} if unknown
+ * @since 0.1.0
  */
 public record NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros,
     String marker, Persistence persistence, Memory memory) {

@@ -9,6 +9,8 @@ import java.net.URI;
  * <p>{@link io.redlock.Redlock#create(RedlockConfig)} finds transports with
  * {@link java.util.ServiceLoader}; {@code redlock-lettuce} provides the one for
  * {@code redis://} and {@code rediss://}. Implementations are thread-safe.
+ *
+ * @since 0.1.0
  */
 public interface NodeTransport extends AutoCloseable {
 

@@ -38,6 +38,8 @@ import java.util.concurrent.TimeUnit;
  * that customizer.
  *
  * <p>Thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class LettuceTransport implements NodeTransport {
   private static final Set<String> SCHEMES = Set.of("redis", "rediss");
