@@ -1,4 +1,4 @@
-package io.redlock.sim;
+package io.redlock.spi.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

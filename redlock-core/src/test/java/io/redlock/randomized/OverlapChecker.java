@@ -1,4 +1,4 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
 import io.redlock.simulation.History.LeaseRecord;
 import java.util.ArrayList;

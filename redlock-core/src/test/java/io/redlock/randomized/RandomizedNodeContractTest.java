@@ -1,12 +1,12 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
-import io.redlock.sim.FakeTime;
-import io.redlock.sim.NodeClientContract;
+import io.redlock.fake.FakeTime;
+import io.redlock.spi.contract.NodeClientContract;
 import io.redlock.spi.NodeClient;
 import java.time.Duration;
 
 /** The node contract, run against the simulation's own node model (clock drifting 0.5% fast). */
-class SimulationNodeContractTest extends NodeClientContract {
+class RandomizedNodeContractTest extends NodeClientContract {
   private final FakeTime truth = new FakeTime();
   private final SimNodeStore node = new SimNodeStore("sim", truth, 1.005, 1_700_000_000_000_000_000L);
   private final SimConnection connection =

@@ -1,6 +1,6 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
-import io.redlock.sim.FakeTime;
+import io.redlock.fake.FakeTime;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.net.ConnectException;

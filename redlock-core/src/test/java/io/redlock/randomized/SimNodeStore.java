@@ -1,6 +1,6 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
-import io.redlock.sim.FakeTime;
+import io.redlock.fake.FakeTime;
 import io.redlock.spi.NodeInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,7 +13,7 @@ import java.util.Map;
  *
  * <p>Keys expire by the node's clock, which runs at {@code rate} (1 + ρ) against true time:
  * a ttl of T ms passes in T / rate of true time. The operations have the semantics of the
- * real transport's Lua scripts (checked by {@link SimulationNodeContractTest}). A crash breaks
+ * real transport's Lua scripts (checked by {@link RandomizedNodeContractTest}). A crash breaks
  * every connection (their disconnect listeners fire) and makes requests fail fast; the node
  * comes back as a new process ({@code run_id} changes, uptime restarts) either with its keys
  * (persistence) or empty. Keys keep expiring by the clock while the node is down.

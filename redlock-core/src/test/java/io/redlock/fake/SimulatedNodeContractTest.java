@@ -1,4 +1,4 @@
-package io.redlock.sim;
+package io.redlock.fake;
 
 import io.redlock.spi.NodeClient;
 import java.time.Duration;
