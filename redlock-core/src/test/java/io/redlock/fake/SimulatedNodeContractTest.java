@@ -3,8 +3,8 @@ package io.redlock.fake;
 import io.redlock.spi.NodeClient;
 import java.time.Duration;
 
-/** The node contract, run against the simulation. */
-class SimulatedNodeContractTest extends NodeClientContract {
+/** The node contract, run against the fake node of the unit tests. */
+class SimulatedNodeContractTest extends KeyspaceContract {
   private final FakeTime time = new FakeTime();
   private final SimulatedNode node = new SimulatedNode("sim", time);
 
@@ -14,18 +14,8 @@ class SimulatedNodeContractTest extends NodeClientContract {
   }
 
   @Override
-  protected String valueOf(String key) {
-    return node.valueOf(key);
-  }
-
-  @Override
-  protected long pttl(String key) {
-    return node.pttl(key);
-  }
-
-  @Override
-  protected void put(String key, String value, Duration ttl) {
-    node.put(key, value, ttl);
+  protected Keyspace keyspace() {
+    return node.keyspace();
   }
 
   @Override

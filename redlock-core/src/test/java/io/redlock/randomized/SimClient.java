@@ -4,7 +4,7 @@ import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
 import io.redlock.fake.FakeTime;
-import io.redlock.simulation.History.LeaseRecord;
+import io.redlock.randomized.History.LeaseRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;

@@ -11,11 +11,35 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link NodeClient} must do, run against the {@link SimulatedNode} and against the
- * Lettuce client on a real Redis server, so that the simulation the algorithm is tested on
- * cannot drift from Redis.
+ * What every {@link NodeClient} must do with keys: the semantics of lock, extend and unlock
+ * that the algorithm relies on, as one JUnit Jupiter suite. It runs against the fake nodes
+ * the core's unit tests use and against the Lettuce client on a real Redis server, so that the
+ * fakes the algorithm is tested on cannot drift from Redis; a third-party transport runs it
+ * too.
  *
- * <p>Subclasses provide the client under test and a way to look at and set keys directly.
+ * <p>To run it, extend this class in a test of the transport and provide the client under
+ * test, a way to look at and set keys on the node behind it without going through the client
+ * (on Redis: {@code GET}, {@code PTTL}, {@code SET key value PX ttl} over a connection of its
+ * own), and a way to let time pass on the node's clock (on Redis: sleep). Every test uses keys
+ * of its own ({@code contract:} and a random UUID), so one node may serve all of them and
+ * keep other keys meanwhile. Each reply is awaited for at most 5 seconds.
+ *
+ * <pre>{@code
+ * class MyTransportContractIT extends NodeClientContract {
+ *   protected NodeClient client() { return client; }
+ *   protected String valueOf(String key) { return redis.get(key); }
+ *   protected long pttl(String key) { return redis.pttl(key); }
+ *   protected void put(String key, String value, Duration ttl) { redis.psetex(key, ttl, value); }
+ *   protected void passTime(Duration duration) { sleep(duration); } // Redis has no fake clock
+ * }
+ * }</pre>
+ *
+ * <p>It is published in the {@code redlock-core} test jar ({@code <type>test-jar</type>}), which
+ * holds this package only; the test class path also needs {@code junit-jupiter} and
+ * {@code assertj-core}. See {@code docs/transport-contract.md}.
+ *
+ * <p>The suite keeps no state between tests; whether tests of one subclass may run in parallel
+ * depends on the subclass's own fields.
  */
 public abstract class NodeClientContract {
   private static final long TTL = 10_000;
