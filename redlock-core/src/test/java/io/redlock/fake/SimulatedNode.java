@@ -15,10 +15,11 @@ import java.util.function.Supplier;
  * An in-memory Redis master for unit tests of the algorithm, on a {@link FakeTime}.
  *
  * <p>It keeps its keys in a {@link Keyspace}, which has the semantics of the real transport's
- * Lua scripts (the shared {@link io.redlock.spi.contract.NodeClientContract} checks that). Faults are set by intention-named methods:
- * {@link #latency}, {@link #crash} (refuses requests), {@link #pause} (holds requests
- * unanswered until {@link #resume}, as {@code SIGSTOP} does), {@link #restartEmpty}. Requests
- * are executed in the order they were sent, as on one TCP connection.
+ * Lua scripts (the shared {@link io.redlock.spi.contract.NodeClientContract} checks that).
+ * Faults are set by intention-named methods: {@link #latency}, {@link #crash} (refuses
+ * requests), {@link #pause} (holds requests unanswered until {@link #resume}, as
+ * {@code SIGSTOP} does), {@link #restartEmpty}. Requests are executed in the order they were
+ * sent, as on one TCP connection.
  *
  * <p>Thread-safe.
  */
