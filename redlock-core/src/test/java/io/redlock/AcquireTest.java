@@ -7,6 +7,7 @@ import io.redlock.NodeOutcome.Vote;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -332,8 +333,11 @@ class AcquireTest {
     });
     int idle = c.time.pendingTasks(); // the restart guard's probe tick
     holder.start();
+    // the attempt is in flight once every node got its request; the holder sends them at once
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (c.totalLockRequests() < 3) {
-      Thread.onSpinWait(); // the attempt is in flight once every node got its request
+      assertThat(System.nanoTime() - giveUp).as("every node to get its request").isNegative();
+      Thread.onSpinWait();
     }
     holder.interrupt();
     holder.join();

@@ -3,7 +3,7 @@ package io.redlock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.redlock.sim.SimulatedNode;
+import io.redlock.fake.SimulatedNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -3,7 +3,7 @@ package io.redlock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.NodeOutcome.Vote;
-import io.redlock.sim.SimulatedNode;
+import io.redlock.fake.SimulatedNode;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.redlock.sim.SimulatedNode;
+import io.redlock.fake.SimulatedNode;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;

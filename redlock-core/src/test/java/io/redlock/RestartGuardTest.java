@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.redlock.NodeOutcome.Vote;
-import io.redlock.sim.FakeTime;
-import io.redlock.sim.SimulatedNode;
+import io.redlock.fake.FakeTime;
+import io.redlock.fake.SimulatedNode;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.time.Duration;

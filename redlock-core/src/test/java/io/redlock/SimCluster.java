@@ -2,8 +2,8 @@ package io.redlock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.redlock.sim.FakeTime;
-import io.redlock.sim.SimulatedNode;
+import io.redlock.fake.FakeTime;
+import io.redlock.fake.SimulatedNode;
 import io.redlock.spi.NodeClient;
 import java.util.ArrayList;
 import java.util.List;

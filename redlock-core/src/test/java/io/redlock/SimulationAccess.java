@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Opens {@link Redlock#over} to the simulation in {@code io.redlock.simulation}: a Redlock over
+ * Opens {@link Redlock#over} to the simulation in {@code io.redlock.randomized}: a Redlock over
  * caller-supplied node clients, on a caller-supplied clock and timer, with callbacks run on the
  * thread that completes them. Test support only.
  */

@@ -3,8 +3,8 @@ package io.redlock.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.NodeOutcome.Vote;
-import io.redlock.sim.FakeTime;
-import io.redlock.sim.SimulatedNode;
+import io.redlock.fake.FakeTime;
+import io.redlock.fake.SimulatedNode;
 import io.redlock.spi.NodeClient;
 import java.lang.ref.WeakReference;
 import java.time.Duration;

@@ -8,6 +8,7 @@ import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,17 +49,13 @@ class AclIT {
   }
 
   /**
-   * Node {@code node}'s value of {@code key}, once it is {@code expected} or after 5 s:
-   * acquire returns at a majority, and the last node's SET may still be on its way.
+   * Waits until node {@code node} holds {@code expected} under {@code key}: acquire returns at
+   * a majority, and the last node's SET may still be on its way.
    */
-  private static Object valueOnceSet(int node, String key, String expected)
+  private static void awaitNodeHolding(int node, String key, String expected)
       throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (!expected.equals(servers.command(node, "GET", key))
-        && System.nanoTime() - deadline < 0) {
-      Thread.sleep(5);
-    }
-    return servers.command(node, "GET", key);
+    Timing.await("node " + node + " to hold " + key, Duration.ofSeconds(5),
+        () -> expected.equals(servers.command(node, "GET", key)));
   }
 
   @Test
@@ -67,7 +64,7 @@ class AclIT {
     assertThat(config.toString()).doesNotContain(PASSWORD);
     try (Redlock redlock = Redlock.create(config);
         Lease lease = redlock.acquire("acl:uri", Duration.ofSeconds(10))) {
-      assertThat(valueOnceSet(0, "acl:uri", lease.token())).isEqualTo(lease.token());
+      awaitNodeHolding(0, "acl:uri", lease.token());
       assertThat(redlock.nodes()).allSatisfy(node -> assertThat(node).doesNotContain(PASSWORD));
     }
   }
@@ -79,7 +76,7 @@ class AclIT {
     assertThat(config.toString()).doesNotContain(PASSWORD).contains("password=****");
     try (Redlock redlock = Redlock.create(config);
         Lease lease = redlock.acquire("acl:config", Duration.ofSeconds(10))) {
-      assertThat(valueOnceSet(1, "acl:config", lease.token())).isEqualTo(lease.token());
+      awaitNodeHolding(1, "acl:config", lease.token());
     }
   }
 

@@ -10,9 +10,9 @@ import io.redlock.NodeOutcome.Vote;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -139,16 +139,10 @@ class FaultsIT {
     // operator would with 'redlock init', or the guard would hold every node back a maxTtl.
     servers.declareFresh();
     // Lettuce reconnects in the background; the retries absorb the wait.
-    Optional<Lease> lease = Optional.empty();
-    for (int tries = 0; tries < 100 && lease.isEmpty(); tries++) {
-      lease = redlock.tryAcquire(List.of(a, b), TTL);
-      if (lease.isEmpty()) {
-        Thread.sleep(100);
-      }
-    }
-    assertThat(lease).isPresent();
-    assertThat(lease.get().extend(Duration.ofSeconds(40))).isTrue();
-    lease.get().release();
+    Lease lease = Timing.awaitValue("a lease after the restarts", Duration.ofSeconds(10),
+        () -> redlock.tryAcquire(List.of(a, b), TTL));
+    assertThat(lease.extend(Duration.ofSeconds(40))).isTrue();
+    lease.release();
     for (int i = 0; i < 5; i++) {
       awaitNoKey(i, a); // release() returns once a majority freed them
       awaitNoKey(i, b);
@@ -158,10 +152,7 @@ class FaultsIT {
   private void awaitNoKey(int node, String key) throws InterruptedException {
     // A resumed process answers the backlog in its own time; far less than the 30 s ttl that
     // would otherwise remove the key, so a key still there after 5 s is a real leftover.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (get(node, key) != null && System.nanoTime() - deadline < 0) {
-      Thread.sleep(20);
-    }
-    assertThat(get(node, key)).as("key on node %d", node).isNull();
+    Timing.await(key + " to go from node " + node, Duration.ofSeconds(5),
+        () -> get(node, key) == null);
   }
 }

@@ -1,7 +1,7 @@
 package io.redlock.lettuce;
 
 import io.redlock.RedlockConfig;
-import io.redlock.sim.NodeClientContract;
+import io.redlock.spi.contract.NodeClientContract;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
 import io.redlock.testkit.RedisServers;

@@ -8,6 +8,7 @@ import io.redlock.RedlockConfig;
 import io.redlock.RedlockEvent;
 import io.redlock.RedlockListener;
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -57,11 +58,8 @@ class ListenerIsolationIT {
       }
       assertThat(votesSeen.get()).isEqualTo(1); // the listener thread is still stuck there
       // and the other listeners, each on its own thread, hear every event meanwhile
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (releasesHeard.get() < 50 && System.nanoTime() - deadline < 0) {
-        Thread.sleep(10);
-      }
-      assertThat(releasesHeard.get()).isEqualTo(50);
+      Timing.await("the counting listener to hear every release",
+          () -> releasesHeard.get() == 50);
       unblock.countDown();
     }
   }

@@ -8,6 +8,7 @@ import io.redlock.RedlockConfig;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,11 +120,7 @@ class NothingLeftBehindIT {
 
   /** Waits, within {@code within}, until node {@code node} holds no key of this test. */
   private void awaitNoLockKeys(int node, Duration within) throws InterruptedException {
-    long deadline = System.nanoTime() + within.toNanos();
-    while (lockKeys(node) > 0 && System.nanoTime() - deadline < 0) {
-      Thread.sleep(10);
-    }
-    assertThat(lockKeys(node)).as("lock keys left on node %d", node).isZero();
+    Timing.await("no lock keys left on node " + node, within, () -> lockKeys(node) == 0);
   }
 
   /** The keys this test's acquisitions may have set (not the library's own, such as init's). */

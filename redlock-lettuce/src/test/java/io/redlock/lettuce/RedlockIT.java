@@ -60,43 +60,16 @@ class RedlockIT {
     return "it:" + UUID.randomUUID();
   }
 
-  private static int holding(String key, String value) {
-    int count = 0;
-    for (int i = 0; i < servers.size(); i++) {
-      if (value.equals(servers.command(i, "GET", key))) {
-        count++;
-      }
-    }
-    return count;
-  }
-
-  /** Waits (at most 5 s) until {@code count} nodes hold {@code value} under {@code key}. */
-  private static void awaitHolding(String key, String value, int count)
+  /** Waits until every node holds {@code value} under {@code key}: the last SETs land late. */
+  private static void awaitEveryNodeHolding(String key, String value)
       throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (holding(key, value) < count && System.nanoTime() - deadline < 0) {
-      Thread.sleep(5);
-    }
-    assertThat(holding(key, value)).isEqualTo(count);
+    Timing.await("every node to hold " + key, Duration.ofSeconds(5),
+        () -> servers.holding(key, value) == servers.size());
   }
 
-  /** Waits (at most 5 s) until no node holds {@code key}: the last releases land late. */
+  /** Waits until no node holds {@code key}: the last releases land late. */
   private static void awaitNoneHold(String key) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-    while (holdingAny(key) > 0 && System.nanoTime() - deadline < 0) {
-      Thread.sleep(5);
-    }
-    assertThat(holdingAny(key)).isZero();
-  }
-
-  private static int holdingAny(String key) {
-    int count = 0;
-    for (int i = 0; i < servers.size(); i++) {
-      if (servers.command(i, "GET", key) != null) {
-        count++;
-      }
-    }
-    return count;
+    Timing.await("no node to hold " + key, Duration.ofSeconds(5), () -> servers.holding(key) == 0);
   }
 
   @Test
@@ -104,7 +77,7 @@ class RedlockIT {
     String resource = resource();
     try (Lease lease = redlock.acquire(resource, Duration.ofSeconds(10))) {
       // decided at the third grant; the two requests still in flight land too
-      awaitHolding(resource, lease.token(), 5);
+      awaitEveryNodeHolding(resource, lease.token());
       long pttl = (Long) servers.command(0, "PTTL", resource);
       assertThat(pttl).isBetween(1L, 10_000L);
       assertThat(lease.isValid()).isTrue();
@@ -157,22 +130,21 @@ class RedlockIT {
     assertThat(overlaps.get()).isZero();
     assertThat(invalidUses.get()).isZero();
     // failed attempts were undone everywhere, granted leases released: nothing is left
-    assertThat(holdingAny(resource)).isZero();
+    assertThat(servers.holding(resource)).isZero();
   }
 
   @Test
   void releaseNeverDeletesAKeyAnotherHolderSetAfterOurLeaseExpired() throws Exception {
     String resource = resource();
     Lease lease = redlock.acquire(resource, Duration.ofMillis(200));
-    while (holdingAny(resource) > 0) {
-      Thread.sleep(20); // our keys expire by the nodes' clocks
-    }
+    // our keys expire by the nodes' clocks
+    Timing.await(resource + " to expire on every node", () -> servers.holding(resource) == 0);
     assertThat(lease.isValid()).isFalse();
     for (int i = 0; i < 5; i++) {
       servers.command(i, "SET", resource, "other-holder", "NX", "PX", "30000");
     }
     lease.release();
-    assertThat(holding(resource, "other-holder")).isEqualTo(5);
+    assertThat(servers.holding(resource, "other-holder")).isEqualTo(5);
   }
 
   @Test
@@ -182,7 +154,7 @@ class RedlockIT {
       assertThat(lease.extend(Duration.ofSeconds(5))).isTrue();
       Thread.sleep(700); // past the first ttl
       assertThat(lease.isValid()).isTrue();
-      assertThat(holding(resource, lease.token())).isEqualTo(5);
+      assertThat(servers.holding(resource, lease.token())).isEqualTo(5);
       assertThat(redlock.tryAcquire(resource, Duration.ofSeconds(1))).isEmpty();
     }
   }
@@ -191,14 +163,12 @@ class RedlockIT {
   void extendingAnExpiredLeaseFailsAndMarksItLostWithoutRecreatingKeys() throws Exception {
     String resource = resource();
     Lease lease = redlock.acquire(resource, Duration.ofMillis(200));
-    while (holdingAny(resource) > 0) {
-      Thread.sleep(20);
-    }
+    Timing.await(resource + " to expire on every node", () -> servers.holding(resource) == 0);
     assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(10)))
         .isInstanceOf(LeaseLostException.class);
     assertThat(lease.state()).isEqualTo(Lease.State.LOST);
     assertThat(lease.isValid()).isFalse();
-    assertThat(holdingAny(resource)).isZero();
+    assertThat(servers.holding(resource)).isZero();
   }
 
   @Test
@@ -244,8 +214,8 @@ class RedlockIT {
                 .allMatch(vote -> vote == Vote.GRANTED || vote == Vote.PENDING);
           });
     }
-    assertThat(holding(resource, "another-client")).isEqualTo(3);
-    assertThat(holdingAny(resource)).isEqualTo(3); // our grants on nodes 3 and 4 were undone
+    assertThat(servers.holding(resource, "another-client")).isEqualTo(3);
+    assertThat(servers.holding(resource)).isEqualTo(3); // our grants on nodes 3 and 4 were undone
   }
 
   @Test
@@ -257,8 +227,8 @@ class RedlockIT {
     }
     // several resources go through the lock script; extension and release through theirs
     try (Lease lease = redlock.acquire(List.of(a, b), Duration.ofSeconds(10))) {
-      awaitHolding(a, lease.token(), 5);
-      awaitHolding(b, lease.token(), 5);
+      awaitEveryNodeHolding(a, lease.token());
+      awaitEveryNodeHolding(b, lease.token());
       for (int i = 0; i < 5; i++) {
         servers.command(i, "SCRIPT", "FLUSH");
       }

@@ -12,10 +12,12 @@ import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,22 +46,16 @@ class RestartGuardIT {
     return RedlockConfig.builder().nodes(servers.uris()).ttl(TTL).maxTtl(MAX_TTL).retryCount(0);
   }
 
-  /** Tries once every 100 ms, for at most 20 s, until a lease is granted. */
-  private static Lease acquireEventually(Redlock redlock, String resource) throws Exception {
+  /** Tries again and again, for at most 20 s (scaled), until a lease is granted. */
+  private static Lease acquireEventually(Redlock redlock, String resource)
+      throws InterruptedException {
     return acquireEventually(redlock, resource, TTL);
   }
 
   private static Lease acquireEventually(Redlock redlock, String resource, Duration ttl)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (System.nanoTime() - deadline < 0) {
-      Optional<Lease> lease = redlock.tryAcquire(resource, ttl);
-      if (lease.isPresent()) {
-        return lease.get();
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("never acquired " + resource);
+      throws InterruptedException {
+    return Timing.awaitValue("a lease on " + resource, Duration.ofSeconds(20),
+        () -> redlock.tryAcquire(resource, ttl));
   }
 
   @Test
@@ -155,20 +151,19 @@ class RestartGuardIT {
           });
       assertThat(servers.command(0, "GET", "after-restart")).isNull();
       // Once reconnected and probed, its vote says how long it has been up, until it counts.
-      boolean sawItHeldBackWhileUp = false;
-      Lease lease = null;
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (lease == null && System.nanoTime() - deadline < 0) {
+      AtomicBoolean sawItHeldBackWhileUp = new AtomicBoolean();
+      Lease lease = Timing.awaitValue("node 0 to count again", Duration.ofSeconds(20), () -> {
         try {
-          lease = redlock.acquire("after-restart", TTL);
+          return Optional.of(redlock.acquire("after-restart", TTL));
         } catch (LockUnavailableException e) {
-          sawItHeldBackWhileUp |= e.lastOutcomes().get(0).vote() == Vote.HELD_BACK
-              && e.lastOutcomes().get(0).detail().contains("up for");
-          Thread.sleep(50);
+          if (e.lastOutcomes().get(0).vote() == Vote.HELD_BACK
+              && e.lastOutcomes().get(0).detail().contains("up for")) {
+            sawItHeldBackWhileUp.set(true);
+          }
+          return Optional.empty();
         }
-      }
+      });
       assertThat(sawItHeldBackWhileUp).isTrue();
-      assertThat(lease).isNotNull();
       try (Lease held = lease) {
         assertThat(servers.command(0, "GET", "after-restart")).isEqualTo(held.token());
       }

@@ -13,13 +13,12 @@ import io.redlock.LeaseLostException;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,26 +78,10 @@ class RedlockMetricsIT {
     return "metrics:" + UUID.randomUUID();
   }
 
-  /** Polls {@code condition} every 10 ms until it holds, failing after {@link #WAIT}. */
-  private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime() - deadline).as("waiting for " + what).isNegative();
-      Thread.sleep(10);
-    }
-  }
-
-  /** Tries once every 50 ms until a lease is granted (the guard may hold nodes back). */
+  /** Tries again and again until a lease is granted (the guard may hold nodes back). */
   private static Lease acquireEventually(String resource) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (true) {
-      Optional<Lease> lease = redlock.tryAcquire(resource, TTL);
-      if (lease.isPresent()) {
-        return lease.get();
-      }
-      assertThat(System.nanoTime() - deadline).as("acquiring " + resource).isNegative();
-      Thread.sleep(50);
-    }
+    return Timing.awaitValue("a lease on " + resource, WAIT,
+        () -> redlock.tryAcquire(resource, TTL));
   }
 
   private static double count(String name, String... tags) {
@@ -118,21 +101,23 @@ class RedlockMetricsIT {
   void acquisitionsReleasesAndHeldLeasesAreMeasured() throws Exception {
     long releases = timed("redlock.release");
     Lease lease = acquireEventually(resource());
-    await("the acquisition to be timed", () -> timed("redlock.acquire", "outcome", "acquired") > 0);
-    await("one lease held", () ->
+    Timing.await("the acquisition to be timed", WAIT,
+        () -> timed("redlock.acquire", "outcome", "acquired") > 0);
+    Timing.await("one lease held", WAIT, () ->
         registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 1);
 
     lease.release();
     // (a release is timed once every node answered, after release() returned: a release of
     // the test before may still land now, hence "at least")
-    await("the release to be timed", () -> timed("redlock.release") >= releases + 1);
-    await("no lease held", () ->
+    Timing.await("the release to be timed", WAIT,
+        () -> timed("redlock.release") >= releases + 1);
+    Timing.await("no lease held", WAIT, () ->
         registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 0);
     for (String node : redlock.nodes()) {
       assertThat(count("redlock.node.votes", "node", node, "operation", "acquire",
           "outcome", "granted")).as(node).isPositive();
     }
-    await("the acquisition's observation", () -> observed.stream().anyMatch(c ->
+    Timing.await("the acquisition's observation", WAIT, () -> observed.stream().anyMatch(c ->
         c.getName().equals("redlock.acquisition")
             && "acquired".equals(c.getLowCardinalityKeyValue("outcome").getValue())));
   }
@@ -146,9 +131,9 @@ class RedlockMetricsIT {
         "operation", "acquire", "outcome", "taken");
 
     assertThat(redlock.tryAcquire(resource, TTL)).isEmpty();
-    await("the unavailable acquisition", () ->
+    Timing.await("the unavailable acquisition", WAIT, () ->
         timed("redlock.acquire", "outcome", "unavailable") == unavailable + 1);
-    await("node 0's taken vote", () -> count("redlock.node.votes", "node",
+    Timing.await("node 0's taken vote", WAIT, () -> count("redlock.node.votes", "node",
         redlock.nodes().get(0), "operation", "acquire", "outcome", "taken") > taken);
     lease.release();
   }
@@ -158,28 +143,31 @@ class RedlockMetricsIT {
     String resource = resource();
     Lease lease = acquireEventually(resource);
     assertThat(lease.extend(TTL)).isTrue();
-    await("the extension", () -> timed("redlock.lease.extend", "outcome", "extended") > 0);
+    Timing.await("the extension", WAIT,
+        () -> timed("redlock.lease.extend", "outcome", "extended") > 0);
     double lost = count("redlock.lease.lost", "cause", "not_held");
 
     for (int i = 0; i < 3; i++) { // a majority no longer holds our token
       servers.command(i, "SET", resource, "someone-else");
     }
     assertThatThrownBy(() -> lease.extend(TTL)).isInstanceOf(LeaseLostException.class);
-    await("the loss", () -> count("redlock.lease.lost", "cause", "not_held") == lost + 1);
-    await("the lost extension", () -> timed("redlock.lease.extend", "outcome", "lost") > 0);
+    Timing.await("the loss", WAIT,
+        () -> count("redlock.lease.lost", "cause", "not_held") == lost + 1);
+    Timing.await("the lost extension", WAIT,
+        () -> timed("redlock.lease.extend", "outcome", "lost") > 0);
     lease.release();
   }
 
   @Test
   void aKilledNodeShowsInTheVoteCountersAndARestartedOneInTheHeldBackGauge() throws Exception {
     acquireEventually(resource()).release();
-    await("the fresh fleet counted", () ->
+    Timing.await("the fresh fleet counted", WAIT, () ->
         registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
     String node4 = redlock.nodes().get(4);
     // Listeners hear events on a thread of their own, a moment later: take the baseline once
     // the first lease's votes have been counted.
-    await("node 4's grant of the first lease", () -> count("redlock.node.votes", "node", node4,
-        "operation", "acquire", "outcome", "granted") >= 1);
+    Timing.await("node 4's grant of the first lease", WAIT, () -> count("redlock.node.votes",
+        "node", node4, "operation", "acquire", "outcome", "granted") >= 1);
     double granted = count("redlock.node.votes", "node", node4, "operation", "acquire",
         "outcome", "granted");
     servers.kill(4);
@@ -189,7 +177,7 @@ class RedlockMetricsIT {
       }
       // A dead node's connection is lost, so the restart guard holds it back (not asked) until
       // it is probed again; a request already in flight when it died errs or times out.
-      await("node 4's failed votes", () ->
+      Timing.await("node 4's failed votes", WAIT, () ->
           count("redlock.node.votes", "node", node4, "outcome", "error")
               + count("redlock.node.votes", "node", node4, "outcome", "timeout")
               + count("redlock.node.votes", "node", node4, "outcome", "held_back") >= 5);
@@ -199,9 +187,9 @@ class RedlockMetricsIT {
       servers.restart(4);
     }
     // Restarted empty: the guard holds it back for maxTtl, and the gauge shows it.
-    await("node 4 held back", () ->
+    Timing.await("node 4 held back", WAIT, () ->
         registry.get("redlock.nodes.held.back").gauge().value() == 1.0);
-    await("node 4 counted again", () ->
+    Timing.await("node 4 counted again", WAIT, () ->
         registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
   }
 }

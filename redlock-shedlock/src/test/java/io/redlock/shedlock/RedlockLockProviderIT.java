@@ -93,11 +93,6 @@ class RedlockLockProviderIT {
     return count;
   }
 
-  /** Nodes whose key for {@code name} exists. */
-  private static int holding(String name) {
-    return nodes(name, pttl -> pttl != -2);
-  }
-
   /**
    * A lock, an extension or a release returns once a majority of the nodes answered; the other
    * requests are still in flight. So {@code test} must hold on a majority at once, and on every
@@ -162,7 +157,7 @@ class RedlockLockProviderIT {
     assertLocked(name);
     assertThat(provider.lock(config(name))).isEmpty();
 
-    Timing.await(name + " to expire", () -> holding(name) == 0);
+    Timing.await(name + " to expire", () -> servers.holding(name) == 0);
     lock(config(name)).unlock();
   }
 
@@ -177,7 +172,7 @@ class RedlockLockProviderIT {
     assertThat(provider.lock(config(name))).as("within lockAtLeastFor").isEmpty();
     assertOnEveryNode(name, "expires within lockAtLeastFor",
         pttl -> pttl > 0 && pttl <= atLeast.toMillis());
-    Timing.await("lockAtLeastFor to pass", () -> holding(name) == 0);
+    Timing.await("lockAtLeastFor to pass", () -> servers.holding(name) == 0);
     lock(config(name)).unlock();
   }
 
@@ -214,7 +209,7 @@ class RedlockLockProviderIT {
   void anExpiredLockExtendsToNothing() throws InterruptedException {
     String name = name();
     SimpleLock lock = lock(config(name, Duration.ofMillis(200), Duration.ZERO));
-    Timing.await(name + " to expire", () -> holding(name) == 0);
+    Timing.await(name + " to expire", () -> servers.holding(name) == 0);
 
     assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
     assertUnlocked(name);

@@ -283,6 +283,36 @@ public final class RedisServers implements AutoCloseable {
     }
 
     /**
+     * How many servers hold {@code key}, whatever its value ({@code GET} on each in turn).
+     * Every server must be running and answering.
+     *
+     * @throws java.io.UncheckedIOException as {@link #command} does, if a server does not answer
+     */
+    public int holding(String key) {
+        return countValues(key, value -> value != null);
+    }
+
+    /**
+     * How many servers hold {@code value} under {@code key}, such as a lease's token under its
+     * resource ({@code GET} on each in turn). Every server must be running and answering.
+     *
+     * @throws java.io.UncheckedIOException as {@link #command} does, if a server does not answer
+     */
+    public int holding(String key, String value) {
+        return countValues(key, value::equals);
+    }
+
+    private int countValues(String key, java.util.function.Predicate<Object> which) {
+        int count = 0;
+        for (int i = 0; i < size(); i++) {
+            if (which.test(command(i, "GET", key))) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /**
      * The key of the fresh marker for clients with {@code keyPrefix}: {@code keyPrefix +}
      * {@value #FRESH_MARKER_KEY_SUFFIX}. The same format as redlock-core's
      * {@code io.redlock.FreshMarker} (which this kit does not depend on); a contract test in

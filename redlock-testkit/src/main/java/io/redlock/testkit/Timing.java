@@ -2,6 +2,7 @@ package io.redlock.testkit;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -30,6 +31,29 @@ public final class Timing {
     public static final Duration DEFAULT_WAIT = Duration.ofSeconds(10);
 
     private static final long POLL_NANOS = Duration.ofMillis(5).toNanos();
+
+    /**
+     * The pause between two calls of an {@link Attempt}: an attempt acts on the system under
+     * test (it takes a lock, say), so it is repeated less often than a condition is checked.
+     */
+    public static final Duration ATTEMPT_PAUSE = Duration.ofMillis(50);
+
+    /**
+     * Something a test tries again until it succeeds, such as taking a lock while a node
+     * reconnects.
+     *
+     * @param <T> what a successful attempt yields
+     */
+    @FunctionalInterface
+    public interface Attempt<T> {
+        /**
+         * Tries once.
+         *
+         * @return the result, or empty to be tried again
+         * @throws InterruptedException if the thread is interrupted while it tries
+         */
+        Optional<T> attempt() throws InterruptedException;
+    }
 
     private Timing() {
     }
@@ -96,10 +120,43 @@ public final class Timing {
                 if (condition.getAsBoolean()) {
                     return;
                 }
-                throw new AssertionError("gave up waiting for " + what + " after " + scaled
-                    + " (" + MULTIPLIER_PROPERTY + " = " + multiplier() + ")");
+                throw gaveUp(what, scaled);
             }
             Thread.sleep(Math.max(1, Math.min(POLL_NANOS, left) / 1_000_000));
         }
+    }
+
+    /**
+     * Calls {@code attempt} until it yields a result, {@link #ATTEMPT_PAUSE} apart, for at most
+     * {@code atMost}, scaled, and returns that result. An exception from an attempt ends the
+     * wait at once.
+     *
+     * @param what what is awaited, for the failure message ("a lease on orders:42")
+     * @param atMost the deadline before scaling
+     * @param <T> what a successful attempt yields
+     * @return the first result
+     * @throws AssertionError if the deadline passes first
+     * @throws InterruptedException if the waiting thread is interrupted
+     */
+    public static <T> T awaitValue(String what, Duration atMost, Attempt<T> attempt)
+        throws InterruptedException {
+        Duration scaled = scaled(atMost);
+        long deadline = System.nanoTime() + scaled.toNanos();
+        while (true) {
+            Optional<T> result = attempt.attempt();
+            if (result.isPresent()) {
+                return result.get();
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw gaveUp(what, scaled);
+            }
+            Thread.sleep(Math.max(1, Math.min(ATTEMPT_PAUSE.toNanos(), left) / 1_000_000));
+        }
+    }
+
+    private static AssertionError gaveUp(String what, Duration scaled) {
+        return new AssertionError("gave up waiting for " + what + " after " + scaled + " ("
+            + MULTIPLIER_PROPERTY + " = " + multiplier() + ")");
     }
 }

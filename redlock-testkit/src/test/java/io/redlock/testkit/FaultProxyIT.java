@@ -22,8 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -139,7 +137,7 @@ class FaultProxyIT {
     }
 
     @Test
-    void pendingRepliesAreDeliveredBeforeTheConnectionCloses() throws IOException {
+    void pendingRepliesAreDeliveredBeforeTheConnectionCloses() throws Exception {
         try (RedisServers redis = RedisServers.start(1);
              FaultProxy proxy = FaultProxy.start("quit", redis.host(), redis.port(0))) {
             proxy.latency(Duration.ofMillis(30), Duration.ofMillis(10));
@@ -151,7 +149,7 @@ class FaultProxyIT {
                         .isInstanceOf(IOException.class)
                         .isNotInstanceOf(SocketTimeoutException.class);
             }
-            awaitCondition(() -> proxy.openConnections() == 0, "the proxied connection to close");
+            Timing.await("the proxied connection to close", TIMEOUT, () -> proxy.openConnections() == 0);
         }
     }
 
@@ -287,7 +285,7 @@ class FaultProxyIT {
     }
 
     @Test
-    void closedClientConnectionsReleaseTheirThreads() throws IOException {
+    void closedClientConnectionsReleaseTheirThreads() throws Exception {
         try (RedisServers redis = RedisServers.start(1);
              FaultProxy proxy = FaultProxy.start("churn", redis.host(), redis.port(0))) {
             for (int i = 0; i < 20; i++) {
@@ -295,8 +293,9 @@ class FaultProxyIT {
                     assertThat(connection.call("PING")).isEqualTo("PONG");
                 }
             }
-            awaitCondition(() -> proxy.openConnections() == 0, "every proxied connection to close");
-            awaitCondition(() -> threadsNamed(proxy.threadNamePrefix()) == 1, "only the accepting thread to remain");
+            Timing.await("every proxied connection to close", TIMEOUT, () -> proxy.openConnections() == 0);
+            Timing.await("only the accepting thread to remain", TIMEOUT,
+                () -> threadsNamed(proxy.threadNamePrefix()) == 1);
         }
     }
 
@@ -348,17 +347,6 @@ class FaultProxyIT {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> thread.getName().startsWith(prefix) && thread.isAlive())
                 .count();
-    }
-
-    /** Polls a condition until it holds, failing after a deadline. */
-    static void awaitCondition(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + TIMEOUT.toMillis() + " ms waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-        }
     }
 
     private static String patterned(int length) {

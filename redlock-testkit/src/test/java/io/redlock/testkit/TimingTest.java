@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -53,5 +54,27 @@ class TimingTest {
             .hasMessageContaining("the impossible")
             .hasMessageContaining("PT0.04S");
         assertThat(checks.get()).isGreaterThanOrEqualTo(2); // at once, and at the deadline
+    }
+
+    @Test
+    void awaitValueReturnsTheFirstResultOfAnAttempt() throws InterruptedException {
+        AtomicInteger attempts = new AtomicInteger();
+        String value = Timing.awaitValue("the second attempt", Duration.ofSeconds(10), () ->
+            attempts.incrementAndGet() == 2 ? Optional.of("second") : Optional.empty());
+        assertThat(value).isEqualTo("second");
+        assertThat(attempts).hasValue(2);
+    }
+
+    @Test
+    void awaitValueFailsAtTheDeadlineNamingWhatItWaitedFor() {
+        AtomicInteger attempts = new AtomicInteger();
+        assertThatThrownBy(() -> Timing.awaitValue("a lease", Duration.ofMillis(20), () -> {
+            attempts.incrementAndGet();
+            return Optional.empty();
+        }))
+            .isInstanceOf(AssertionError.class)
+            .hasMessageContaining("a lease")
+            .hasMessageContaining("PT0.02S");
+        assertThat(attempts.get()).isGreaterThanOrEqualTo(2); // at once, and at the deadline
     }
 }

@@ -1,6 +1,6 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
-import io.redlock.sim.FakeTime;
+import io.redlock.fake.FakeTime;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.net.ConnectException;
@@ -56,17 +56,17 @@ final class SimConnection implements NodeClient {
 
   @Override
   public CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis) {
-    return send(() -> node.lock(keys, token, ttlMillis));
+    return send(() -> node.keys.lock(keys, token, ttlMillis));
   }
 
   @Override
   public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
-    return send(() -> node.extend(keys, token, ttlMillis));
+    return send(() -> node.keys.extend(keys, token, ttlMillis));
   }
 
   @Override
   public CompletionStage<Boolean> unlock(List<String> keys, String token) {
-    return send(() -> node.unlock(keys, token));
+    return send(() -> node.keys.unlock(keys, token));
   }
 
   @Override

@@ -1,4 +1,4 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
 /**
  * What a schedule is drawn to test. {@link #SAFE} stays within the assumptions the library

@@ -1,9 +1,9 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.SimulationAccess;
-import io.redlock.sim.FakeTime;
+import io.redlock.fake.FakeTime;
 import io.redlock.spi.NodeClient;
 import java.time.Duration;
 import java.util.ArrayList;

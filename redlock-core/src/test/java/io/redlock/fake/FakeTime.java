@@ -1,4 +1,4 @@
-package io.redlock.sim;
+package io.redlock.fake;
 
 import io.redlock.internal.TimeSource;
 import java.time.Duration;

@@ -1,12 +1,10 @@
-package io.redlock.sim;
+package io.redlock.fake;
 
 import io.redlock.spi.NodeClient;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,18 +14,16 @@ import java.util.function.Supplier;
 /**
  * An in-memory Redis master for unit tests of the algorithm, on a {@link FakeTime}.
  *
- * <p>It keeps keys with values and expiry instants and implements the {@link NodeClient}
- * operations with the same semantics as the Lua scripts of the real transport (the shared
- * {@link NodeClientContract} checks that). Faults are set by intention-named methods:
- * {@link #latency}, {@link #crash} (refuses requests), {@link #pause} (holds requests
- * unanswered until {@link #resume}, as {@code SIGSTOP} does), {@link #restartEmpty}. Requests
- * are executed in the order they were sent, as on one TCP connection.
+ * <p>It keeps its keys in a {@link Keyspace}, which has the semantics of the real transport's
+ * Lua scripts (the shared {@link io.redlock.spi.contract.NodeClientContract} checks that).
+ * Faults are set by intention-named methods: {@link #latency}, {@link #crash} (refuses
+ * requests), {@link #pause} (holds requests unanswered until {@link #resume}, as
+ * {@code SIGSTOP} does), {@link #restartEmpty}. Requests are executed in the order they were
+ * sent, as on one TCP connection.
  *
  * <p>Thread-safe.
  */
 public final class SimulatedNode implements NodeClient {
-  private record Entry(String value, long expiresAt) {}
-
   /** How long a node has been up when a test creates it: long past any hold-back. */
   public static final Duration INITIAL_UPTIME = Duration.ofHours(1);
 
@@ -43,7 +39,7 @@ public final class SimulatedNode implements NodeClient {
   private String refusal;
   private Long uptimeClaimFrom;
   private long maxTtlRegister;
-  private final Map<String, Entry> store = new HashMap<>();
+  private final Keyspace keyspace = new Keyspace(this::nodeNow);
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
   private boolean crashed;
@@ -73,10 +69,8 @@ public final class SimulatedNode implements NodeClient {
   public CompletionStage<io.redlock.spi.NodeInfo> info(String markerKey) {
     return info().thenApply(info -> {
       synchronized (this) {
-        purgeExpired(List.of(markerKey));
-        Entry marker = store.get(markerKey);
         return new io.redlock.spi.NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
-            info.serverTimeMicros(), marker == null ? null : marker.value(), persistence, null);
+            info.serverTimeMicros(), keyspace.valueOf(markerKey), persistence, null);
       }
     });
   }
@@ -92,7 +86,7 @@ public final class SimulatedNode implements NodeClient {
     return submitText(() -> {
       String found = force ? "" : lockKeys(markerKey, keyPrefix);
       if (found.isEmpty()) {
-        store.put(markerKey, new Entry(markerValue, Long.MAX_VALUE));
+        keyspace.putPersistent(markerKey, markerValue);
       }
       return found;
     });
@@ -122,10 +116,8 @@ public final class SimulatedNode implements NodeClient {
   }
 
   private String lockKeys(String markerKey, String keyPrefix) {
-    store.entrySet().removeIf(e -> e.getValue().expiresAt() - nodeNow() <= 0);
     String own = keyPrefix + io.redlock.FreshMarker.OWN_KEYS;
-    long count = store.keySet().stream()
-        .filter(key -> !key.startsWith(own) && key.startsWith(keyPrefix)).count();
+    int count = keyspace.count(key -> !key.startsWith(own) && key.startsWith(keyPrefix));
     return count == 0 ? "" : "holds " + count + " key(s) that may be locks";
   }
 
@@ -155,54 +147,19 @@ public final class SimulatedNode implements NodeClient {
   @Override
   public CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis) {
     locks.incrementAndGet();
-    return submit(() -> {
-      purgeExpired(keys);
-      for (String key : keys) {
-        if (store.containsKey(key)) {
-          return false;
-        }
-      }
-      for (String key : keys) {
-        store.put(key, new Entry(token, nodeNow() + ttlMillis * 1_000_000L));
-      }
-      return true;
-    });
+    return submit(() -> keyspace.lock(keys, token, ttlMillis));
   }
 
   @Override
   public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
     extends_.incrementAndGet();
-    return submit(() -> {
-      purgeExpired(keys);
-      for (String key : keys) {
-        Entry entry = store.get(key);
-        if (entry == null || !entry.value().equals(token)) {
-          return false;
-        }
-      }
-      for (String key : keys) {
-        store.put(key, new Entry(token, nodeNow() + ttlMillis * 1_000_000L));
-      }
-      return true;
-    });
+    return submit(() -> keyspace.extend(keys, token, ttlMillis));
   }
 
   @Override
   public CompletionStage<Boolean> unlock(List<String> keys, String token) {
     unlocks.incrementAndGet();
-    return submit(() -> {
-      purgeExpired(keys);
-      boolean all = true;
-      for (String key : keys) {
-        Entry entry = store.get(key);
-        if (entry != null && entry.value().equals(token)) {
-          store.remove(key);
-        } else {
-          all = false;
-        }
-      }
-      return all;
-    });
+    return submit(() -> keyspace.unlock(keys, token));
   }
 
   /**
@@ -242,7 +199,7 @@ public final class SimulatedNode implements NodeClient {
     synchronized (this) {
       wasUp = !crashed;
       crashed = false;
-      store.clear();
+      keyspace.clear();
       maxTtlRegister = 0;
       newProcess();
     }
@@ -284,7 +241,7 @@ public final class SimulatedNode implements NodeClient {
 
   /** Sets a key without expiry, as {@code SET key value} does. */
   public synchronized void putPersistent(String key, String value) {
-    store.put(key, new Entry(value, Long.MAX_VALUE));
+    keyspace.putPersistent(key, value);
   }
 
   /** Makes this node report itself as a replica. */
@@ -329,29 +286,32 @@ public final class SimulatedNode implements NodeClient {
 
   // ---- inspection ----
 
+  /**
+   * The node's keys, unguarded: for a test that sends requests and looks at keys on one
+   * thread only (with no latency, every request runs on the sending thread).
+   */
+  Keyspace keyspace() {
+    return keyspace;
+  }
+
   /** The live value of {@code key}, or {@code null}. */
   public synchronized String valueOf(String key) {
-    purgeExpired(List.of(key));
-    Entry entry = store.get(key);
-    return entry == null ? null : entry.value();
+    return keyspace.valueOf(key);
   }
 
   /** Milliseconds until {@code key} expires, or -2 if it does not exist (as {@code PTTL}). */
   public synchronized long pttl(String key) {
-    purgeExpired(List.of(key));
-    Entry entry = store.get(key);
-    return entry == null ? -2 : (entry.expiresAt() - nodeNow()) / 1_000_000L;
+    return keyspace.pttl(key);
   }
 
   /** Sets a key as another client would ({@code SET key value PX ttl}). */
   public synchronized void put(String key, String value, Duration ttl) {
-    store.put(key, new Entry(value, nodeNow() + ttl.toNanos()));
+    keyspace.put(key, value, ttl);
   }
 
   /** Number of live keys. */
   public synchronized int size() {
-    store.entrySet().removeIf(e -> e.getValue().expiresAt() - nodeNow() <= 0);
-    return store.size();
+    return keyspace.count(key -> true);
   }
 
   public int lockRequests() {
@@ -434,15 +394,5 @@ public final class SimulatedNode implements NodeClient {
       }, delay);
     }
     return reply;
-  }
-
-  private void purgeExpired(List<String> keys) {
-    long now = nodeNow();
-    for (String key : keys) {
-      Entry entry = store.get(key);
-      if (entry != null && entry.expiresAt() - now <= 0) {
-        store.remove(key);
-      }
-    }
   }
 }

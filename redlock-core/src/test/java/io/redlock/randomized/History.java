@@ -1,4 +1,4 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
 import java.util.ArrayList;
 import java.util.List;

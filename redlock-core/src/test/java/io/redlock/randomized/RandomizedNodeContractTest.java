@@ -1,12 +1,13 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
-import io.redlock.sim.FakeTime;
-import io.redlock.sim.NodeClientContract;
+import io.redlock.fake.FakeTime;
+import io.redlock.fake.Keyspace;
+import io.redlock.fake.KeyspaceContract;
 import io.redlock.spi.NodeClient;
 import java.time.Duration;
 
-/** The node contract, run against the simulation's own node model (clock drifting 0.5% fast). */
-class SimulationNodeContractTest extends NodeClientContract {
+/** The node contract, run against the simulation's node over a connection (clock 0.5% fast). */
+class RandomizedNodeContractTest extends KeyspaceContract {
   private final FakeTime truth = new FakeTime();
   private final SimNodeStore node = new SimNodeStore("sim", truth, 1.005, 1_700_000_000_000_000_000L);
   private final SimConnection connection =
@@ -18,18 +19,8 @@ class SimulationNodeContractTest extends NodeClientContract {
   }
 
   @Override
-  protected String valueOf(String key) {
-    return node.valueOf(key);
-  }
-
-  @Override
-  protected long pttl(String key) {
-    return node.pttl(key);
-  }
-
-  @Override
-  protected void put(String key, String value, Duration ttl) {
-    node.put(key, value, ttl.toNanos());
+  protected Keyspace keyspace() {
+    return node.keys;
   }
 
   @Override

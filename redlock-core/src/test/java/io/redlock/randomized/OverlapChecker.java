@@ -1,6 +1,6 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
-import io.redlock.simulation.History.LeaseRecord;
+import io.redlock.randomized.History.LeaseRecord;
 import java.util.ArrayList;
 import java.util.List;
 

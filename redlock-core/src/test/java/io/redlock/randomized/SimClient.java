@@ -1,10 +1,10 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
 import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
-import io.redlock.sim.FakeTime;
-import io.redlock.simulation.History.LeaseRecord;
+import io.redlock.fake.FakeTime;
+import io.redlock.randomized.History.LeaseRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;

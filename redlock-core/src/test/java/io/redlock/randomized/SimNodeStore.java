@@ -1,33 +1,32 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
-import io.redlock.sim.FakeTime;
+import io.redlock.fake.FakeTime;
+import io.redlock.fake.Keyspace;
 import io.redlock.spi.NodeInfo;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One simulated Redis master: its keys, its own wall clock, and its process lifecycle, shared
  * by every client's {@link SimConnection} to it.
  *
  * <p>Keys expire by the node's clock, which runs at {@code rate} (1 + ρ) against true time:
- * a ttl of T ms passes in T / rate of true time. The operations have the semantics of the
- * real transport's Lua scripts (checked by {@link SimulationNodeContractTest}). A crash breaks
- * every connection (their disconnect listeners fire) and makes requests fail fast; the node
- * comes back as a new process ({@code run_id} changes, uptime restarts) either with its keys
- * (persistence) or empty. Keys keep expiring by the clock while the node is down.
+ * a ttl of T ms passes in T / rate of true time. Its {@link Keyspace} is the one the fake node
+ * of the unit tests uses (checked against the node contract by
+ * {@link RandomizedNodeContractTest}). A crash breaks every connection (their disconnect
+ * listeners fire) and makes requests fail fast; the node comes back as a new process
+ * ({@code run_id} changes, uptime restarts) either with its keys (persistence) or empty. Keys
+ * keep expiring by the clock while the node is down.
  */
 final class SimNodeStore {
-  private record Entry(String value, long expiresAt) {}
-
   private static final long INITIAL_UPTIME_NANOS = 3_600_000_000_000L;
 
   final String name;
   private final FakeTime truth;
   private final double rate;
   private final long offset;
-  private final Map<String, Entry> keys = new HashMap<>();
+  /** The keys, expiring by this node's clock. */
+  final Keyspace keys = new Keyspace(this::now);
   private final List<SimConnection> connections = new ArrayList<>();
   private int process;
   private long startedAt;
@@ -61,50 +60,7 @@ final class SimNodeStore {
     return epoch;
   }
 
-  // ---- operations, with the semantics of the Lua scripts ----
-
-  boolean lock(List<String> names, String token, long ttlMillis) {
-    purge(names);
-    for (String key : names) {
-      if (keys.containsKey(key)) {
-        return false;
-      }
-    }
-    long expiresAt = now() + ttlMillis * 1_000_000L;
-    for (String key : names) {
-      keys.put(key, new Entry(token, expiresAt));
-    }
-    return true;
-  }
-
-  boolean extend(List<String> names, String token, long ttlMillis) {
-    purge(names);
-    for (String key : names) {
-      Entry entry = keys.get(key);
-      if (entry == null || !entry.value().equals(token)) {
-        return false;
-      }
-    }
-    long expiresAt = now() + ttlMillis * 1_000_000L;
-    for (String key : names) {
-      keys.put(key, new Entry(token, expiresAt));
-    }
-    return true;
-  }
-
-  boolean unlock(List<String> names, String token) {
-    purge(names);
-    boolean all = true;
-    for (String key : names) {
-      Entry entry = keys.get(key);
-      if (entry != null && entry.value().equals(token)) {
-        keys.remove(key);
-      } else {
-        all = false;
-      }
-    }
-    return all;
-  }
+  // ---- what only this node answers (the keys' operations are its keyspace's) ----
 
   NodeInfo info() {
     long now = now();
@@ -115,18 +71,17 @@ final class SimNodeStore {
   /** {@link #info()} with the marker's value and, if the node says so, AOF always. */
   NodeInfo info(String markerKey) {
     NodeInfo info = info();
-    Entry marker = keys.get(markerKey);
     return new NodeInfo(info.runId(), info.role(), info.uptimeSeconds(), info.serverTimeMicros(),
-        marker == null ? null : marker.value(), reportsAofAlways
+        keys.valueOf(markerKey), reportsAofAlways
             ? new NodeInfo.Persistence(true, "always", false, true) : null, null);
   }
 
   /** The max-ttl register: raised to {@code maxTtlMillis} unless larger; lost when emptied. */
   long raiseMaxTtl(String key, long maxTtlMillis) {
-    Entry held = keys.get(key);
-    long value = held == null ? 0 : Long.parseLong(held.value());
+    String held = keys.valueOf(key);
+    long value = held == null ? 0 : Long.parseLong(held);
     if (maxTtlMillis > value) {
-      keys.put(key, new Entry(Long.toString(maxTtlMillis), Long.MAX_VALUE));
+      keys.putPersistent(key, Long.toString(maxTtlMillis));
       return maxTtlMillis;
     }
     return value;
@@ -134,8 +89,7 @@ final class SimNodeStore {
 
   /** Writes the fresh marker bound to the current process, as {@code redlock init} does. */
   void declareFresh(String markerKey) {
-    keys.put(markerKey, new Entry(io.redlock.FreshMarker.value(name + "-run" + process),
-        Long.MAX_VALUE));
+    keys.putPersistent(markerKey, io.redlock.FreshMarker.value(name + "-run" + process));
   }
 
   /**
@@ -144,24 +98,6 @@ final class SimNodeStore {
    */
   void reportAofAlways() {
     reportsAofAlways = true;
-  }
-
-  // ---- direct access, for the contract test and traces ----
-
-  String valueOf(String key) {
-    purge(List.of(key));
-    Entry entry = keys.get(key);
-    return entry == null ? null : entry.value();
-  }
-
-  long pttl(String key) {
-    purge(List.of(key));
-    Entry entry = keys.get(key);
-    return entry == null ? -2 : (entry.expiresAt() - now()) / 1_000_000L;
-  }
-
-  void put(String key, String value, long ttlNanos) {
-    keys.put(key, new Entry(value, now() + ttlNanos));
   }
 
   // ---- faults ----
@@ -206,16 +142,6 @@ final class SimNodeStore {
     epoch++;
     for (SimConnection connection : connections) {
       connection.disconnected();
-    }
-  }
-
-  private void purge(List<String> names) {
-    long now = now();
-    for (String key : names) {
-      Entry entry = keys.get(key);
-      if (entry != null && entry.expiresAt() - now <= 0) {
-        keys.remove(key);
-      }
     }
   }
 }

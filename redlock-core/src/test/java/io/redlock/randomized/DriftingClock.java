@@ -1,7 +1,7 @@
-package io.redlock.simulation;
+package io.redlock.randomized;
 
 import io.redlock.internal.TimeSource;
-import io.redlock.sim.FakeTime;
+import io.redlock.fake.FakeTime;
 
 /**
  * A client's own monotonic clock and timer over the simulation's true time: it runs at

@@ -1,0 +1,130 @@
+package io.redlock.fake;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
+
+/**
+ * The keys of one in-memory Redis master: values with expiry instants on the node's own clock,
+ * and the lock, extend and unlock operations with the semantics of the real transport's Lua
+ * scripts. The one keyspace behind both fakes: {@link SimulatedNode}, which unit tests steer
+ * by hand, and the node of the randomized simulation.
+ *
+ * <p>A key is gone once the node's clock reaches its expiry instant, as in Redis; an
+ * operation forgets the expired keys it touches first. Keys without expiry never expire.
+ *
+ * <p>Not thread-safe: the node that owns it guards it.
+ */
+public final class Keyspace {
+  private record Entry(String value, long expiresAt) {}
+
+  private final LongSupplier clock;
+  private final Map<String, Entry> keys = new HashMap<>();
+
+  /**
+   * A keyspace whose keys expire by {@code clock}: the node's wall clock, in nanoseconds (any
+   * origin), by which Redis expires keys.
+   */
+  public Keyspace(LongSupplier clock) {
+    this.clock = clock;
+  }
+
+  /**
+   * Sets every key to {@code token} for {@code ttlMillis}, only if none of them exists; as
+   * {@code SET NX PX}, for several keys all or nothing.
+   */
+  public boolean lock(List<String> names, String token, long ttlMillis) {
+    purge(names);
+    for (String key : names) {
+      if (keys.containsKey(key)) {
+        return false;
+      }
+    }
+    setAll(names, token, ttlMillis);
+    return true;
+  }
+
+  /** Sets the ttl of every key to {@code ttlMillis}, only if every key holds {@code token}. */
+  public boolean extend(List<String> names, String token, long ttlMillis) {
+    purge(names);
+    for (String key : names) {
+      Entry entry = keys.get(key);
+      if (entry == null || !entry.value().equals(token)) {
+        return false;
+      }
+    }
+    setAll(names, token, ttlMillis);
+    return true;
+  }
+
+  /** Deletes each key that holds {@code token}; {@code true} when every key was deleted. */
+  public boolean unlock(List<String> names, String token) {
+    purge(names);
+    boolean all = true;
+    for (String key : names) {
+      Entry entry = keys.get(key);
+      if (entry != null && entry.value().equals(token)) {
+        keys.remove(key);
+      } else {
+        all = false;
+      }
+    }
+    return all;
+  }
+
+  /** The live value of {@code key}, or {@code null}. */
+  public String valueOf(String key) {
+    purge(List.of(key));
+    Entry entry = keys.get(key);
+    return entry == null ? null : entry.value();
+  }
+
+  /** Milliseconds until {@code key} expires, or -2 if it does not exist (as {@code PTTL}). */
+  public long pttl(String key) {
+    purge(List.of(key));
+    Entry entry = keys.get(key);
+    return entry == null ? -2 : (entry.expiresAt() - clock.getAsLong()) / 1_000_000L;
+  }
+
+  /** Sets a key as another client would ({@code SET key value PX ttl}). */
+  public void put(String key, String value, Duration ttl) {
+    keys.put(key, new Entry(value, clock.getAsLong() + ttl.toNanos()));
+  }
+
+  /** Sets a key without expiry, as {@code SET key value} does. */
+  public void putPersistent(String key, String value) {
+    keys.put(key, new Entry(value, Long.MAX_VALUE));
+  }
+
+  /** The number of live keys whose name passes {@code which}. */
+  public int count(Predicate<String> which) {
+    long now = clock.getAsLong();
+    keys.values().removeIf(entry -> entry.expiresAt() - now <= 0);
+    return (int) keys.keySet().stream().filter(which).count();
+  }
+
+  /** Forgets every key, as a restart without persistence does. */
+  public void clear() {
+    keys.clear();
+  }
+
+  private void setAll(List<String> names, String token, long ttlMillis) {
+    long expiresAt = clock.getAsLong() + ttlMillis * 1_000_000L;
+    for (String key : names) {
+      keys.put(key, new Entry(token, expiresAt));
+    }
+  }
+
+  private void purge(List<String> names) {
+    long now = clock.getAsLong();
+    for (String key : names) {
+      Entry entry = keys.get(key);
+      if (entry != null && entry.expiresAt() - now <= 0) {
+        keys.remove(key);
+      }
+    }
+  }
+}

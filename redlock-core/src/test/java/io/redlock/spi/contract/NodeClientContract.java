@@ -1,0 +1,194 @@
+package io.redlock.spi.contract;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.redlock.spi.NodeClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link NodeClient} must do with keys: the semantics of lock, extend and unlock
+ * that the algorithm relies on, as one JUnit Jupiter suite. It runs against the fake nodes
+ * the core's unit tests use and against the Lettuce client on a real Redis server, so that the
+ * fakes the algorithm is tested on cannot drift from Redis; a third-party transport runs it
+ * too.
+ *
+ * <p>To run it, extend this class in a test of the transport and provide the client under
+ * test, a way to look at and set keys on the node behind it without going through the client
+ * (on Redis: {@code GET}, {@code PTTL}, {@code SET key value PX ttl} over a connection of its
+ * own), and a way to let time pass on the node's clock (on Redis: sleep). Every test uses keys
+ * of its own ({@code contract:} and a random UUID), so one node may serve all of them and
+ * keep other keys meanwhile. Each reply is awaited for at most 5 seconds.
+ *
+ * <pre>{@code
+ * class MyTransportContractIT extends NodeClientContract {
+ *   protected NodeClient client() { return client; }
+ *   protected String valueOf(String key) { return redis.get(key); }
+ *   protected long pttl(String key) { return redis.pttl(key); }
+ *   protected void put(String key, String value, Duration ttl) { redis.psetex(key, ttl, value); }
+ *   protected void passTime(Duration duration) { sleep(duration); } // Redis has no fake clock
+ * }
+ * }</pre>
+ *
+ * <p>It is published in the {@code redlock-core} test jar ({@code <type>test-jar</type>}), which
+ * holds this package only. It asserts with JUnit Jupiter alone: {@code junit-jupiter} on the
+ * test class path is all it needs besides. See {@code docs/transport-contract.md}.
+ *
+ * <p>The suite keeps no state between tests; whether tests of one subclass may run in parallel
+ * depends on the subclass's own fields.
+ */
+public abstract class NodeClientContract {
+  private static final long TTL = 10_000;
+
+  /** The client under test. */
+  protected abstract NodeClient client();
+
+  /** The value stored under {@code key}, read directly, or {@code null}. */
+  protected abstract String valueOf(String key);
+
+  /** {@code PTTL key}: milliseconds left, -1 without expiry, -2 if missing. */
+  protected abstract long pttl(String key);
+
+  /** {@code SET key value PX ttl}, as another client would. */
+  protected abstract void put(String key, String value, Duration ttl);
+
+  /** Lets {@code duration} pass on the node's clock. */
+  protected abstract void passTime(Duration duration);
+
+  private static String key() {
+    return "contract:" + UUID.randomUUID();
+  }
+
+  private static String token() {
+    return UUID.randomUUID().toString().replace("-", "");
+  }
+
+  private static Boolean await(CompletionStage<Boolean> reply) {
+    try {
+      return reply.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("no answer", e);
+    }
+  }
+
+  private void assertPttlBetween(long min, long max, String key) {
+    long pttl = pttl(key);
+    assertTrue(pttl >= min && pttl <= max,
+        () -> "PTTL of " + key + " is " + pttl + ", expected " + min + " to " + max);
+  }
+
+  @Test
+  void lockSetsTheKeyWithTokenAndTtl() {
+    String key = key();
+    String token = token();
+    assertEquals(true, await(client().lock(List.of(key), token, TTL)));
+    assertEquals(token, valueOf(key));
+    assertPttlBetween(TTL - 1_000, TTL, key);
+  }
+
+  @Test
+  void lockRefusesAKeyThatExistsAndLeavesItAlone() {
+    String key = key();
+    put(key, "someone-else", Duration.ofSeconds(20));
+    assertEquals(false, await(client().lock(List.of(key), token(), TTL)));
+    assertEquals("someone-else", valueOf(key));
+    assertPttlBetween(TTL + 1, Long.MAX_VALUE, key);
+  }
+
+  @Test
+  void lockOfSeveralKeysIsAllOrNothing() {
+    String free = key();
+    String taken = key();
+    put(taken, "someone-else", Duration.ofSeconds(20));
+    assertEquals(false, await(client().lock(List.of(free, taken), token(), TTL)));
+    assertNull(valueOf(free));
+
+    String a = key();
+    String b = key();
+    String token = token();
+    assertEquals(true, await(client().lock(List.of(a, b), token, TTL)));
+    assertEquals(token, valueOf(a));
+    assertEquals(token, valueOf(b));
+  }
+
+  @Test
+  void lockedKeyExpiresAfterItsTtl() {
+    String key = key();
+    assertEquals(true, await(client().lock(List.of(key), token(), 50)));
+    passTime(Duration.ofMillis(80));
+    assertNull(valueOf(key));
+    assertEquals(true, await(client().lock(List.of(key), token(), TTL)));
+  }
+
+  @Test
+  void extendSetsTheTtlOnlyForTheOwner() {
+    String key = key();
+    String token = token();
+    assertEquals(true, await(client().lock(List.of(key), token, 1_000)));
+    assertEquals(true, await(client().extend(List.of(key), token, 30_000)));
+    assertPttlBetween(29_000L, 30_000L, key);
+
+    assertEquals(false, await(client().extend(List.of(key), "not-the-token", 60_000)));
+    assertPttlBetween(29_000L, 30_000L, key);
+    assertEquals(token, valueOf(key));
+  }
+
+  @Test
+  void extendNeverCreatesAMissingKey() {
+    String key = key();
+    assertEquals(false, await(client().extend(List.of(key), token(), TTL)));
+    assertNull(valueOf(key));
+    assertEquals(-2, pttl(key));
+  }
+
+  @Test
+  void extendOfSeveralKeysChangesNothingIfOneIsNotOwned() {
+    String mine = key();
+    String lost = key();
+    String token = token();
+    assertEquals(true, await(client().lock(List.of(mine, lost), token, 1_000)));
+    put(lost, "someone-else", Duration.ofSeconds(20));
+    assertEquals(false, await(client().extend(List.of(mine, lost), token, 30_000)));
+    assertPttlBetween(Long.MIN_VALUE, 1_000, mine);
+    assertEquals("someone-else", valueOf(lost));
+  }
+
+  @Test
+  void unlockDeletesOnlyAKeyHoldingTheToken() {
+    String key = key();
+    String token = token();
+    assertEquals(true, await(client().lock(List.of(key), token, TTL)));
+    assertEquals(false, await(client().unlock(List.of(key), "not-the-token")));
+    assertEquals(token, valueOf(key));
+    assertEquals(true, await(client().unlock(List.of(key), token)));
+    assertNull(valueOf(key));
+    assertEquals(false, await(client().unlock(List.of(key), token)));
+  }
+
+  @Test
+  void unlockOfSeveralKeysDeletesOwnKeysAndSparesOthers() {
+    String mine = key();
+    String theirs = key();
+    String token = token();
+    assertEquals(true, await(client().lock(List.of(mine, theirs), token, TTL)));
+    put(theirs, "someone-else", Duration.ofSeconds(20));
+    assertEquals(false, await(client().unlock(List.of(mine, theirs), token)));
+    assertNull(valueOf(mine));
+    assertEquals("someone-else", valueOf(theirs));
+  }
+
+  @Test
+  void keysMayHoldAnyUnicodeText() {
+    String key = "contract:ключ:鍵:🔒:" + UUID.randomUUID();
+    String token = token();
+    assertEquals(true, await(client().lock(List.of(key), token, TTL)));
+    assertEquals(token, valueOf(key));
+    assertEquals(true, await(client().unlock(List.of(key), token)));
+  }
+}
