@@ -132,7 +132,6 @@ final class TortureClient implements Runnable, ClientHandle {
   private void pauseIfAsked() throws InterruptedException {
     if (pauseRequested.getAndSet(false)) {
       Duration pause = options.ttl().multipliedBy(3).dividedBy(2);
-      counters.clientPaused();
       Thread.sleep(pause.toMillis());
     }
   }
