@@ -78,8 +78,9 @@ final class DemoCommand implements Callable<Integer> {
       new FaultPlan.Step(0.60, FaultPlan.Action.RESUME, 1),
       new FaultPlan.Step(0.75, FaultPlan.Action.RESTART_EMPTY, 0));
   /**
-   * The library logs every acquisition that runs out of attempts as a WARN; the demo makes one
-   * attempt per call and counts the failures itself, so these would flood the terminal.
+   * The library logs every acquisition that runs out of attempts as a WARN; the demo's workers
+   * contend all the time and the demo counts their failures itself, so these would flood the
+   * terminal.
    */
   private static final String ACQUISITION_LOG_LEVEL =
       "org.slf4j.simpleLogger.log.io.redlock.internal.Acquisition";
