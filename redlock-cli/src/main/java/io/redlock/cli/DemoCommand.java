@@ -1,21 +1,23 @@
 package io.redlock.cli;
 
-import io.redlock.testkit.History;
-import io.redlock.testkit.RedisBinary;
 import io.redlock.testkit.RedisServers;
-import io.redlock.testkit.SafetyChecker;
 import io.redlock.testkit.Violation;
+import io.redlock.torture.Fault;
+import io.redlock.torture.FaultPlan;
+import io.redlock.torture.TimelineReport;
 import io.redlock.torture.TortureOptions;
+import io.redlock.torture.TortureResult;
+import io.redlock.torture.TortureRun;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -23,16 +25,15 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code redlock demo}: starts local redis-server processes, lets worker threads of two Redlock
- * clients compete for a few resources while nodes are killed, paused, resumed and restarted
- * empty, and checks that no resource ever has two holders at once: in process while it runs,
- * and at the end with {@link SafetyChecker} over the recorded {@link History}. It ends with a
- * summary table and an HTML timeline report.
+ * {@code redlock demo}: a scripted torture run ({@link TortureRun}) that starts local
+ * redis-server processes, lets worker threads of two Redlock clients compete for a few
+ * resources while nodes are killed, paused, resumed and restarted empty, and checks that no
+ * resource ever has two holders at once: in process while it runs ({@link DemoConsole}), and at
+ * the end with the run's history checker. It ends with a summary table and the run's HTML
+ * timeline report, titled as a demo run.
  *
- * <p>This class holds the options, checks them, starts and stops the nodes (also from a
- * shutdown hook on Ctrl-C) and runs the parts in order: {@link DemoRun} (the workers, faults
- * and progress line, recording into {@link DemoStats}), then {@link DemoSummary} and
- * {@link DemoReport}.
+ * <p>This class holds the options, checks them, turns them into the run's options and fault
+ * script, and stops the nodes from a shutdown hook on Ctrl-C; {@link DemoConsole} prints.
  *
  * <p>Thread-safety: picocli runs {@link #call} once, on one thread; {@link #startedPids} may be
  * read from any thread.
@@ -64,13 +65,22 @@ import picocli.CommandLine.Spec;
 final class DemoCommand implements Callable<Integer> {
 
   private static final int MAX_NODES = 9;
-  /** The limits of {@link TortureOptions}, whose report the demo writes. */
+  /** The limits of {@link TortureOptions}, whose run the demo is. */
   private static final int MAX_WORKERS = 64;
   private static final int MAX_RESOURCES = 64;
   private static final Duration MIN_TTL = Duration.ofMillis(200);
+  /** The longest critical section. */
+  private static final Duration LONGEST_WORK = Duration.ofMillis(4);
+  /** The faults, with 3 or more nodes; as the description above says. */
+  private static final List<FaultPlan.Step> SCRIPT = List.of(
+      new FaultPlan.Step(0.25, FaultPlan.Action.KILL, 0),
+      new FaultPlan.Step(0.45, FaultPlan.Action.PAUSE, 1),
+      new FaultPlan.Step(0.60, FaultPlan.Action.RESUME, 1),
+      new FaultPlan.Step(0.75, FaultPlan.Action.RESTART_EMPTY, 0));
   /**
-   * The library logs every acquisition that runs out of attempts as a WARN; the demo makes one
-   * attempt per call and counts the failures itself, so these would flood the terminal.
+   * The library logs every acquisition that runs out of attempts as a WARN; the demo's workers
+   * contend all the time and the demo counts their failures itself, so these would flood the
+   * terminal.
    */
   private static final String ACQUISITION_LOG_LEVEL =
       "org.slf4j.simpleLogger.log.io.redlock.internal.Acquisition";
@@ -112,41 +122,46 @@ final class DemoCommand implements Callable<Integer> {
    */
   final List<Long> startedPids = new CopyOnWriteArrayList<>();
 
-  private final AtomicBoolean stopping = new AtomicBoolean();
-  private DemoOutput out;
-
   @Override
   public Integer call() throws InterruptedException {
     checkArguments();
     if (System.getProperty(ACQUISITION_LOG_LEVEL) == null) {
       System.setProperty(ACQUISITION_LOG_LEVEL, "error"); // before the logger is created
     }
-    out = new DemoOutput(spec.commandLine().getOut(), System.console() != null);
-    AtomicReference<RedisServers> started = new AtomicReference<>();
+    // The workers are the run's clients, split over two Redlocks that reach the nodes
+    // directly; the faults are a fixed script; the run's history checker decides, and the
+    // console's in-process check runs beside it.
+    TortureOptions options = TortureOptions.builder()
+        .nodes(nodes)
+        .clients(workers)
+        .redlocks(Math.min(2, workers))
+        .proxies(false)
+        .clientPrefix("worker-")
+        .resourcePrefix("redlock-demo:resource-")
+        .resources(resources)
+        .duration(duration)
+        .ttl(ttl)
+        .work(LONGEST_WORK)
+        .faults(EnumSet.noneOf(Fault.class))
+        .seed(0)
+        .restartGuard(true)
+        .build();
+    List<FaultPlan.Step> script = nodes >= 3 ? SCRIPT : List.of();
+    Duration holdBack = TortureRun.restartGuardWindow(options);
+    DemoConsole console = new DemoConsole(spec.commandLine().getOut(),
+        System.console() != null, options, script, holdBack, startedPids);
     Thread hook = new Thread(() -> {
-      stopping.set(true);
-      RedisServers servers = started.get();
+      RedisServers servers = console.servers.get();
       if (servers != null) {
         System.err.println("\nredlock demo: interrupted; stopping the redis-server nodes");
         servers.close();
       }
     }, "redlock-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    DemoSettings settings = new DemoSettings(duration, nodes, workers, resources, ttl);
-    DemoStats stats;
+    TortureResult result;
     try {
-      out.line("Starting " + nodes + " local redis-server node(s)...");
-      RedisServers servers = RedisServers.start(nodes);
-      started.set(servers);
-      try {
-        for (int i = 0; i < servers.size(); i++) {
-          startedPids.add(servers.pid(i));
-        }
-        printNodes(servers);
-        stats = new DemoRun(settings, out, stopping, startedPids).run(servers);
-      } finally {
-        servers.close();
-      }
+      console.line("Starting " + nodes + " local redis-server node(s)...");
+      result = TortureRun.run(options, FaultPlan.script(script), console);
     } finally {
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
@@ -154,16 +169,27 @@ final class DemoCommand implements Callable<Integer> {
         // the hook is running or has run
       }
     }
-    out.line("Stopped the workers, both Redlock clients and all " + nodes
+    console.endProgress();
+    console.line("Stopped the workers, both Redlock clients and all " + nodes
         + " redis-server node(s).");
-    List<Violation> checked = SafetyChecker.check(stats.history);
-    List<Violation> violations = new ArrayList<>(stats.occupancyViolations);
-    violations.addAll(checked);
-    new DemoSummary(settings).print(out.stream, stats, checked.size(), violations);
+    List<Violation> violations = new ArrayList<>(console.occupancyViolations());
+    violations.addAll(result.violations());
+    console.summary(result, violations);
     int exit = violations.isEmpty() ? ExitCodes.OK : ExitCodes.VIOLATION;
     try {
-      new DemoReport(settings).write(report, stats, violations);
-      out.line("Timeline report: " + report.toAbsolutePath().normalize());
+      Path parent = report.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      TimelineReport.write(new TortureResult(options, result.elapsed(), result.attempts(),
+          result.acquisitions(), result.lostBeforeWrite(), result.failures(), result.faults(),
+          result.history(), violations), report, "Redlock demo run", String.format(Locale.ROOT,
+          "redlock demo: %d nodes, %d workers on %d Redlock clients (restart guard on),"
+              + " %d resources, duration %s, ttl %s; faults: %s.", nodes, workers,
+          options.redlocks(), resources, format(duration), format(ttl), script.isEmpty()
+              ? "none" : "node 0 killed at 25%, node 1 paused from 45% to 60%, node 0"
+                  + " restarted empty at 75%"));
+      console.line("Timeline report: " + report.toAbsolutePath().normalize());
     } catch (IOException | RuntimeException e) {
       spec.commandLine().getErr().println("redlock demo: could not write the report to "
           + report + ": " + e);
@@ -194,16 +220,6 @@ final class DemoCommand implements Callable<Integer> {
   private ParameterException invalid(String option, String message) {
     return new ParameterException(spec.commandLine(),
         "Invalid value for option '" + option + "': " + message);
-  }
-
-  private void printNodes(RedisServers servers) {
-    out.line("Started " + servers.size() + " redis-server node(s) ("
-        + RedisBinary.version().map(v -> "version " + v + ", ").orElse("")
-        + RedisBinary.locate() + "):");
-    for (int i = 0; i < servers.size(); i++) {
-      out.line(String.format(Locale.ROOT, "  node %d  %s  pid %d", i, servers.uri(i),
-          servers.pid(i)));
-    }
   }
 
   private static String format(Duration d) {

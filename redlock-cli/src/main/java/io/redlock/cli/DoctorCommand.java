@@ -125,7 +125,7 @@ final class DoctorCommand implements Callable<Integer> {
   /** Judges the facts: pure, so that every rule can be tested without Redis. */
   static Verdict assess(List<NodeFacts> facts, RedlockConfig config) {
     List<Finding> findings = new ArrayList<>();
-    long windowMillis = config.maxTtl().toMillis() + config.driftFor(config.maxTtl()).toMillis();
+    long windowMillis = RedlockRules.guardWindow(config).toMillis();
     Map<String, String> runIds = new HashMap<>();
     int reachable = 0;
     for (NodeFacts f : facts) {
@@ -183,7 +183,7 @@ final class DoctorCommand implements Callable<Integer> {
             + " 'redlock init' declares a brand-new cluster fresh"));
       }
     }
-    int quorum = facts.size() / 2 + 1;
+    int quorum = RedlockRules.quorum(facts.size());
     boolean problem = findings.stream().anyMatch(f -> f.severity() == Severity.PROBLEM);
     int exit = reachable < quorum ? ExitCodes.FAILURE
         : problem ? ExitCodes.VIOLATION : ExitCodes.OK;
@@ -213,7 +213,7 @@ final class DoctorCommand implements Callable<Integer> {
     if (persistsEveryWrite(f) && FreshMarker.isMarker(f.marker())) {
       return "counts (AOF always, data loaded)";
     }
-    long windowMillis = config.maxTtl().toMillis() + config.driftFor(config.maxTtl()).toMillis();
+    long windowMillis = RedlockRules.guardWindow(config).toMillis();
     if (f.uptimeSeconds() == null) {
       return "?";
     }
@@ -264,7 +264,8 @@ final class DoctorCommand implements Callable<Integer> {
       List<String> refused = new ArrayList<>();
       Map<String, String> info = new HashMap<>();
       try {
-        info.putAll(parseInfo(redis.info("server") + "\n" + redis.info("replication") + "\n"
+        info.putAll(InspectionClient.parseInfo(redis.info("server") + "\n"
+            + redis.info("replication") + "\n"
             + redis.info("persistence")));
       } catch (RuntimeException e) {
         refused.add("info");
@@ -320,7 +321,7 @@ final class DoctorCommand implements Callable<Integer> {
           marker, offset, excess, uncertainty,
           bestRoundTrip == Long.MAX_VALUE ? null : bestRoundTrip / 1_000, List.copyOf(refused));
     } catch (RuntimeException e) {
-      return unreachable(name, oneLine(e));
+      return unreachable(name, InspectionClient.oneLine(e));
     } finally {
       client.shutdown(0, 1, TimeUnit.SECONDS);
     }
@@ -364,7 +365,8 @@ final class DoctorCommand implements Callable<Integer> {
       try {
         redis.eval(script, ScriptOutputType.VALUE, key);
       } catch (RuntimeException e) {
-        if (isRefused(e) && oneLine(e).toLowerCase(Locale.ROOT).contains("'" + command + "'")) {
+        if (isRefused(e) && InspectionClient.oneLine(e).toLowerCase(Locale.ROOT)
+            .contains("'" + command + "'")) {
           refused.add(command);
         } else {
           addIfRefused(refused, e, "eval");
@@ -396,27 +398,7 @@ final class DoctorCommand implements Callable<Integer> {
   }
 
   private static boolean isRefused(RuntimeException e) {
-    return oneLine(e).toUpperCase(Locale.ROOT).contains("NOPERM");
-  }
-
-  private static Map<String, String> parseInfo(String text) {
-    Map<String, String> fields = new HashMap<>();
-    for (String line : text.split("\r?\n")) {
-      int colon = line.indexOf(':');
-      if (colon > 0 && !line.startsWith("#")) {
-        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
-      }
-    }
-    return fields;
-  }
-
-  private static String oneLine(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = root.getMessage() != null ? root.getMessage() : root.toString();
-    return message.replaceAll("\\s+", " ");
+    return InspectionClient.oneLine(e).toUpperCase(Locale.ROOT).contains("NOPERM");
   }
 
   private static void print(PrintWriter out, List<NodeFacts> facts, Verdict verdict,
@@ -440,20 +422,7 @@ final class DoctorCommand implements Callable<Integer> {
               + f.maxmemoryPolicy(),
           persistence(f)});
     }
-    int[] widths = new int[rows.get(0).length];
-    for (String[] row : rows) {
-      for (int c = 0; c < row.length; c++) {
-        widths[c] = Math.max(widths[c], row[c].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int c = 0; c < row.length; c++) {
-        line.append(c == row.length - 1 ? row[c]
-            : String.format(Locale.ROOT, "%-" + widths[c] + "s  ", row[c]));
-      }
-      out.println(line.toString().stripTrailing());
-    }
+    InspectionClient.printColumns(out, rows);
     for (Finding finding : verdict.findings()) {
       out.println(finding.severity() + " " + finding.node() + " " + finding.check() + ": "
           + finding.text());

@@ -7,10 +7,14 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -100,5 +104,48 @@ final class InspectionClient {
         .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
         .build());
     return client;
+  }
+
+  /** The fields of {@code INFO} replies: {@code name:value} lines, sections and blanks skipped. */
+  static Map<String, String> parseInfo(String text) {
+    Map<String, String> fields = new HashMap<>();
+    for (String line : text.split("\r?\n")) {
+      int colon = line.indexOf(':');
+      if (colon > 0 && !line.startsWith("#")) {
+        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
+      }
+    }
+    return fields;
+  }
+
+  /** The root cause's message of {@code e}, on one line. */
+  static String oneLine(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    String message = root.getMessage() != null ? root.getMessage() : root.toString();
+    return message.replaceAll("\\s+", " ");
+  }
+
+  /**
+   * Prints {@code rows} (the first is the header) as columns two spaces apart, each as wide as
+   * its widest cell; the last column is not padded.
+   */
+  static void printColumns(PrintWriter out, List<String[]> rows) {
+    int[] widths = new int[rows.get(0).length];
+    for (String[] row : rows) {
+      for (int c = 0; c < row.length; c++) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    for (String[] row : rows) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < row.length; c++) {
+        line.append(c == row.length - 1 ? row[c]
+            : String.format(Locale.ROOT, "%-" + widths[c] + "s  ", row[c]));
+      }
+      out.println(line.toString().stripTrailing());
+    }
   }
 }

@@ -43,11 +43,6 @@ import picocli.CommandLine.Spec;
         "  source redlock_completion"})
 public final class Main implements Runnable {
 
-  /** Exit code when a safety violation was seen. */
-  static final int EXIT_VIOLATION = ExitCodes.VIOLATION;
-  /** Exit code when the command failed to run. */
-  static final int EXIT_FAILURE = ExitCodes.FAILURE;
-
   @Spec
   CommandSpec spec;
 
@@ -111,7 +106,7 @@ public final class Main implements Runnable {
     err.println(cmd.getCommandSpec().qualifiedName() + ": error: "
         + (e.getMessage() != null ? e.getMessage() : e.toString()));
     err.flush();
-    return EXIT_FAILURE;
+    return ExitCodes.FAILURE;
   }
 
   /** Reads the version that the build wrote into {@code version.properties}. */

@@ -83,32 +83,33 @@ final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     ConnectionOptions.Settings settings = connection.resolve();
-    connection.build(settings, settings.builder()); // refuses bad node URIs, naming them
+    // What a Redlock with these settings would be; building it refuses bad node URIs,
+    // naming them.
+    RedlockConfig config = connection.build(settings, settings.builder());
     String key = settings.key(resource);
     List<NodeState> states = query(settings, key);
-    int quorum = states.size() / 2 + 1;
     PrintWriter out = spec.commandLine().getOut();
     out.println("resource " + resource + (key.equals(resource) ? "" : " (key " + key + ")")
-        + ", " + states.size() + " node(s), quorum " + quorum);
-    // What a Redlock with these settings would make of each node: the restart guard holds
-    // back a node up for less than maxTtl plus its drift margin, unless the fresh marker
-    // names its current process. (Persistence and the clock are checked by 'redlock doctor'.)
-    Duration holdBack = null;
-    if (settings.restartGuard()) {
-      Duration maxTtl = settings.maxTtl().orElse(RedlockConfig.DEFAULT_MAX_TTL);
-      holdBack = maxTtl.plus(RedlockConfig.DRIFT_FLOOR).plus(Duration.ofMillis(
-          (long) Math.ceil(maxTtl.toMillis() * RedlockConfig.DEFAULT_DRIFT_FACTOR)));
-    }
-    printTable(out, states, holdBack);
+        + ", " + states.size() + " node(s), quorum " + RedlockRules.quorum(states.size()));
+    printTable(out, states, holdBack(config));
     Verdict verdict = verdict(states);
     out.println(verdictLine(verdict, states));
     out.flush();
     return verdict == Verdict.unknown ? ExitCodes.FAILURE : ExitCodes.OK;
   }
 
+  /**
+   * What a Redlock with {@code config} would make of each node: the restart guard holds back
+   * a node up for less than this, unless the fresh marker names its current process; null when
+   * the guard is off. (Persistence and the clock are checked by 'redlock doctor'.)
+   */
+  static Duration holdBack(RedlockConfig config) {
+    return config.restartGuard() ? RedlockRules.guardWindow(config) : null;
+  }
+
   /** Held if a majority of all nodes hold one value; free if a majority answered without it. */
   static Verdict verdict(List<NodeState> states) {
-    int quorum = states.size() / 2 + 1;
+    int quorum = RedlockRules.quorum(states.size());
     Map<String, Integer> holders = new HashMap<>();
     int without = 0;
     for (NodeState state : states) {
@@ -130,7 +131,7 @@ final class StatusCommand implements Callable<Integer> {
   private static String verdictLine(Verdict verdict, List<NodeState> states) {
     long reachable = states.stream().filter(NodeState::reachable).count();
     long holding = states.stream().filter(s -> s.reachable() && s.value() != null).count();
-    int quorum = states.size() / 2 + 1;
+    int quorum = RedlockRules.quorum(states.size());
     String counts = reachable + " of " + states.size() + " node(s) answered, " + holding
         + " hold the key";
     return switch (verdict) {
@@ -162,7 +163,7 @@ final class StatusCommand implements Callable<Integer> {
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();
-      Map<String, String> info = parseInfo(redis.info("server") + "\n"
+      Map<String, String> info = InspectionClient.parseInfo(redis.info("server") + "\n"
           + redis.info("replication"));
       String value = redis.get(key);
       Long pttl = redis.pttl(key);
@@ -176,21 +177,10 @@ final class StatusCommand implements Callable<Integer> {
       return new NodeState(name, null, info.getOrDefault("role", "?"), uptime, value, pttl,
           info.get("run_id"), marker);
     } catch (RuntimeException e) {
-      return new NodeState(name, oneLine(e), null, null, null, null);
+      return new NodeState(name, InspectionClient.oneLine(e), null, null, null, null);
     } finally {
       client.shutdown(0, 1, TimeUnit.SECONDS);
     }
-  }
-
-  private static Map<String, String> parseInfo(String text) {
-    Map<String, String> fields = new HashMap<>();
-    for (String line : text.split("\r?\n")) {
-      int colon = line.indexOf(':');
-      if (colon > 0 && !line.startsWith("#")) {
-        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
-      }
-    }
-    return fields;
   }
 
   /** What the restart guard makes of a node: counts, held back, or off. */
@@ -229,20 +219,7 @@ final class StatusCommand implements Callable<Integer> {
           held ? s.value().substring(0, Math.min(TOKEN_SHOWN, s.value().length())) : "-",
           note});
     }
-    int[] widths = new int[rows.get(0).length];
-    for (String[] row : rows) {
-      for (int c = 0; c < row.length; c++) {
-        widths[c] = Math.max(widths[c], row[c].length());
-      }
-    }
-    for (String[] row : rows) {
-      StringBuilder line = new StringBuilder();
-      for (int c = 0; c < row.length; c++) {
-        line.append(c == row.length - 1 ? row[c]
-            : String.format(Locale.ROOT, "%-" + widths[c] + "s  ", row[c]));
-      }
-      out.println(line.toString().stripTrailing());
-    }
+    InspectionClient.printColumns(out, rows);
   }
 
   private static String ttl(Long pttl) {
@@ -267,15 +244,6 @@ final class StatusCommand implements Callable<Integer> {
       return seconds / 3_600 + "h" + seconds % 3_600 / 60 + "m";
     }
     return seconds / 86_400 + "d" + seconds % 86_400 / 3_600 + "h";
-  }
-
-  private static String oneLine(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = root.getMessage() != null ? root.getMessage() : root.toString();
-    return message.replaceAll("\\s+", " ");
   }
 
   /** The URI without credentials. */

@@ -3,6 +3,7 @@ package io.redlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.redlock.RedlockConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -184,6 +185,20 @@ class ConnectionOptionsTest {
     assertThat(StatusCommand.guard(old, holdBack)).isEqualTo("counts");
     assertThat(StatusCommand.guard(replica, holdBack)).startsWith("excluded");
     assertThat(StatusCommand.guard(young, null)).isEqualTo("off");
+  }
+
+  @Test
+  void statusHoldsNodesBackForTheConfiguredDriftFactorNotTheDefault() {
+    RedlockConfig config = RedlockConfig.builder().nodes("redis://a:1")
+        .maxTtl(Duration.ofSeconds(60)).driftFactor(0.1).build();
+    // The restart guard's window: maxTtl plus 60 s x 0.1 + 2 ms of drift.
+    assertThat(StatusCommand.holdBack(config)).isEqualTo(Duration.ofMillis(66_002));
+    StatusCommand.NodeState upSixtyThreeSeconds = new StatusCommand.NodeState("n", null,
+        "master", 63L, null, -2L);
+    assertThat(StatusCommand.guard(upSixtyThreeSeconds, StatusCommand.holdBack(config)))
+        .startsWith("held back");
+    assertThat(StatusCommand.holdBack(RedlockConfig.builder().nodes("redis://a:1")
+        .restartGuard(false).build())).isNull();
   }
 
   private static StatusCommand.NodeState state(String value) {

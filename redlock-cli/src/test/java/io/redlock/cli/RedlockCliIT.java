@@ -3,16 +3,17 @@ package io.redlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * lease loss and signals.
  */
 class RedlockCliIT {
+
+  /** How long a child process or a node may take to show what is awaited, before scaling. */
+  private static final Duration WAIT = Duration.ofSeconds(30);
 
   private static RedisServers redis;
   private static String nodes;
@@ -107,7 +111,7 @@ class RedlockCliIT {
     Process exec = redlock("exec", "--ttl", "1s", "--grace", "1s", "lost", "--", "sh", "-c",
         "trap 'echo term >> \"" + marker + "\"' TERM; echo started >> '" + marker + "';"
             + " while true; do sleep 0.1; done");
-    await(() -> Files.exists(marker), "the child to start");
+    Timing.await("the child to start", WAIT, () -> Files.exists(marker));
     for (int i = 0; i < 3; i++) {
       redis.command(i, "SET", "lost", "someone-else", "PX", "60000");
     }
@@ -126,12 +130,14 @@ class RedlockCliIT {
         "trap 'echo term >> \"" + marker + "\"; exit 42' TERM;"
             + " echo \"$REDLOCK_RESOURCE $REDLOCK_TOKEN\" >> '" + marker + "';"
             + " while true; do sleep 0.1; done");
-    await(() -> Files.exists(marker) && !readQuietly(marker).isEmpty(), "the child to start");
+    Timing.await("the child to start", WAIT,
+        () -> Files.exists(marker) && !readQuietly(marker).isEmpty());
     String[] env = Files.readAllLines(marker).get(0).split(" ");
     assertThat(env[0]).isEqualTo("sig");
     assertThat(env[1]).matches("[0-9a-f]{40}");
     // the lock was decided by a majority; node 0 may be the node still answering
-    await(() -> env[1].equals(redis.command(0, "GET", "sig")), "node 0 to hold the token");
+    Timing.await("node 0 to hold the token", WAIT,
+        () -> env[1].equals(redis.command(0, "GET", "sig")));
 
     StringWriter status = new StringWriter();
     assertThat(run(status, "status", "--nodes", nodes, "sig")).isEqualTo(ExitCodes.OK);
@@ -270,9 +276,10 @@ class RedlockCliIT {
   }
 
   private static int exitOf(Process process) throws InterruptedException {
-    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+    Duration limit = Timing.scaled(Duration.ofSeconds(60));
+    if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly();
-      throw new AssertionError("redlock did not exit within 60 s");
+      throw new AssertionError("redlock did not exit within " + limit);
     }
     return process.exitValue();
   }
@@ -280,16 +287,6 @@ class RedlockCliIT {
   private static void assertFree(String key) {
     for (int i = 0; i < 3; i++) {
       assertThat(redis.command(i, "GET", key)).as("node " + i + " key " + key).isNull();
-    }
-  }
-
-  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Thread.sleep(50);
     }
   }
 

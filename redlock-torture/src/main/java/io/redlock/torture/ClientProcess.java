@@ -44,6 +44,14 @@ public final class ClientProcess {
     List<Redlock> redlocks = new ArrayList<>();
     Map<String, TortureClient> clients = new HashMap<>();
     long end = System.nanoTime() + options.duration().toNanos();
+    TortureListener holdings = new TortureListener() {
+      @Override
+      public void holding(String client, String resource) {
+        synchronized (out) {
+          out.println(resource == null ? "R " + client : "H " + client + " " + resource);
+        }
+      }
+    };
     try {
       for (int i = 8; i < args.length; i++) {
         String name = args[i].substring(0, args[i].indexOf('='));
@@ -51,12 +59,7 @@ public final class ClientProcess {
         Redlock redlock = Redlock.create(TortureRun.config(options, uris));
         redlocks.add(redlock);
         TortureClient client = new TortureClient(name, redlock, resources, options, history,
-            counters, options.seed() * 1_000 + i, end);
-        client.onHolding((who, resource) -> {
-          synchronized (out) {
-            out.println(resource == null ? "R " + who : "H " + who + " " + resource);
-          }
-        });
+            counters, options.seed() * 1_000 + i, end, holdings);
         clients.put(name, client);
       }
       Thread commands = new Thread(() -> {

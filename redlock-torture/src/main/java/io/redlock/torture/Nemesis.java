@@ -5,16 +5,20 @@ import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Injects faults, one at a time, at random intervals drawn from the run's seed, and records
- * each with its time. Single-node faults never overlap, so at any moment at most one node is
- * faulty, except during {@link Fault#MAJORITY_RESTART}, which exists to break that rule.
+ * Injects faults as its {@link FaultPlan} says, and records each with its time (also telling
+ * the run's {@link TortureListener}). A random plan injects one fault at a time, at random
+ * intervals drawn from the run's seed: single-node faults never overlap, so at any moment at
+ * most one node is faulty, except during {@link Fault#MAJORITY_RESTART}, which exists to break
+ * that rule. A scripted plan runs its steps at their times, whatever they overlap.
  *
  * <p>Runs on its own thread until interrupted or past its end; {@link #records()} is
  * thread-safe.
@@ -30,9 +34,15 @@ final class Nemesis implements Runnable {
   private final long endNanos;
   private final List<Fault> faults;
   private final List<FaultRecord> records = new CopyOnWriteArrayList<>();
+  private final FaultPlan plan;
+  private final TortureListener listener;
+  /** Nodes a scripted KILL left down; only the nemesis thread uses it. */
+  private final Set<Integer> killed = new HashSet<>();
 
   Nemesis(RedisServers servers, ProxiedFleet proxies, List<? extends ClientHandle> clients,
-      TortureOptions options, long endNanos) {
+      TortureOptions options, long endNanos, FaultPlan plan, TortureListener listener) {
+    this.plan = plan;
+    this.listener = listener;
     this.servers = servers;
     this.proxies = proxies;
     this.clients = clients;
@@ -49,11 +59,12 @@ final class Nemesis implements Runnable {
 
   @Override
   public void run() {
-    if (faults.isEmpty()) {
-      return;
-    }
     try {
-      while (true) {
+      if (plan instanceof FaultPlan.Script script) {
+        runScript(script.steps());
+        return;
+      }
+      while (!faults.isEmpty()) {
         long interval = options.faultInterval().toMillis();
         sleepUntilOrEnd(interval / 2 + random.nextInt((int) interval + 1));
         if (pastEnd()) {
@@ -65,6 +76,48 @@ final class Nemesis implements Runnable {
       Thread.currentThread().interrupt();
     } finally {
       proxies.healAll();
+    }
+  }
+
+  private void runScript(List<FaultPlan.Step> steps) throws InterruptedException {
+    long duration = options.duration().toNanos();
+    long start = endNanos - duration;
+    for (FaultPlan.Step step : steps) {
+      long at = start + (long) (duration * step.at());
+      sleepUntilOrEnd(Math.max(0, (at - System.nanoTime()) / 1_000_000));
+      if (pastEnd()) {
+        return;
+      }
+      try {
+        step(step.action(), step.node());
+      } catch (RuntimeException e) {
+        log.warn("fault step {} on node {} failed: {}", step.action(), step.node(), e.toString());
+      }
+    }
+  }
+
+  private void step(FaultPlan.Action action, int node) {
+    switch (action) {
+      case KILL -> {
+        servers.kill(node);
+        killed.add(node);
+        record(Fault.KILL, "start", List.of(node), "", "");
+      }
+      case PAUSE -> {
+        servers.pause(node);
+        record(Fault.PAUSE, "start", List.of(node), "", "");
+      }
+      case RESUME -> {
+        servers.resume(node);
+        record(Fault.PAUSE, "end", List.of(node), "", "");
+      }
+      case RESTART_EMPTY -> {
+        servers.restart(node);
+        if (killed.remove(node)) {
+          record(Fault.KILL, "end", List.of(node), "", "");
+        }
+        record(Fault.RESTART_EMPTY, "at", List.of(node), "", "");
+      }
     }
   }
 
@@ -161,6 +214,7 @@ final class Nemesis implements Runnable {
     FaultRecord record = new FaultRecord(System.nanoTime(), Instant.now(), fault, phase, nodes,
         client, detail);
     records.add(record);
+    listener.fault(record);
     log.info("fault {} {} {}", fault, phase, record.target());
   }
 

@@ -29,11 +29,21 @@ public final class TimelineReport {
 
   private TimelineReport() {}
 
+  /** Writes the report of a torture run, titled as one and described by its options. */
   public static void write(TortureResult result, Path file) throws IOException {
-    Files.writeString(file, html(result), StandardCharsets.UTF_8);
+    write(result, file, "Redlock torture run", result.options().toString());
   }
 
-  static String html(TortureResult result) {
+  /**
+   * Writes the report under {@code title} (the page's title and heading, before the verdict),
+   * with {@code description} (plain text) as the line that says what ran.
+   */
+  public static void write(TortureResult result, Path file, String title, String description)
+      throws IOException {
+    Files.writeString(file, html(result, title, description), StandardCharsets.UTF_8);
+  }
+
+  static String html(TortureResult result, String title, String description) {
     long origin = Timeline.origin(result);
     long span = Math.max(1, Timeline.last(result) - origin);
     List<String> resources = new ArrayList<>(new TreeSet<>(
@@ -103,13 +113,14 @@ public final class TimelineReport {
 
     StringBuilder page = new StringBuilder();
     page.append("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>")
-        .append("<title>Redlock torture run</title><style>body{font-family:sans-serif;margin:2em}")
+        .append("<title>").append(escape(title))
+        .append("</title><style>body{font-family:sans-serif;margin:2em}")
         .append("table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}")
         .append(".ok{color:#2a7d2a}.bad{color:#d62728}</style></head><body>\n");
-    page.append("<h1>Redlock torture run: ")
+    page.append("<h1>").append(escape(title)).append(": ")
         .append(result.violations().isEmpty() ? "<span class='ok'>0 violations</span>"
             : "<span class='bad'>" + result.violations().size() + " violations</span>")
-        .append("</h1>\n<p>").append(escape(result.options().toString())).append("</p>\n");
+        .append("</h1>\n<p>").append(escape(description)).append("</p>\n");
     page.append("<table><tr><th>attempts</th><td>").append(result.attempts())
         .append("</td></tr><tr><th>acquisitions</th><td>").append(result.acquisitions())
         .append("</td></tr><tr><th>leases lost before their write</th><td>")

@@ -24,6 +24,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * assumption holds: the client sees its lease is gone and does not write), or, when the run
  * asks for it, between the check and the write, which no lock can protect against.
  *
+ * <p>What it acquires, fails to acquire and holds, it also tells the run's
+ * {@link TortureListener}.
+ *
  * <p>Runs on its own thread; {@link #requestPause()} and {@link #holding()} are thread-safe.
  */
 final class TortureClient implements Runnable, ClientHandle {
@@ -37,10 +40,12 @@ final class TortureClient implements Runnable, ClientHandle {
   private final long endNanos;
   private final AtomicBoolean pauseRequested = new AtomicBoolean();
   private final AtomicReference<String> holding = new AtomicReference<>();
-  private volatile java.util.function.BiConsumer<String, String> holdingListener = (c, r) -> { };
+  private final TortureListener listener;
 
   TortureClient(String name, Redlock redlock, List<String> resources, TortureOptions options,
-      History history, TortureCounters counters, long seed, long endNanos) {
+      History history, TortureCounters counters, long seed, long endNanos,
+      TortureListener listener) {
+    this.listener = listener;
     this.name = name;
     this.redlock = redlock;
     this.resources = resources;
@@ -66,11 +71,6 @@ final class TortureClient implements Runnable, ClientHandle {
     pauseRequested.set(true);
   }
 
-  /** Tells {@code listener} each time this client starts (resource) or stops (null) holding. */
-  void onHolding(java.util.function.BiConsumer<String, String> listener) {
-    this.holdingListener = listener;
-  }
-
   @Override
   public void run() {
     while (System.nanoTime() - endNanos < 0 && !Thread.currentThread().isInterrupted()) {
@@ -87,18 +87,21 @@ final class TortureClient implements Runnable, ClientHandle {
   private void cycle() throws InterruptedException {
     String resource = resources.get(random.nextInt(resources.size()));
     counters.attempt();
+    long attemptStart = System.nanoTime();
     Lease lease;
     try {
       lease = redlock.acquire(resource, options.ttl());
     } catch (LockUnavailableException e) {
       counters.failure(causeOf(e.lastOutcomes()));
+      listener.failed(name, e.lastOutcomes(), attemptStart);
       Thread.sleep(5 + random.nextInt(20));
       return;
     }
     long granted = System.nanoTime();
     long validUntil = granted + lease.remaining().toNanos();
+    listener.acquired(name, Duration.ofNanos(granted - attemptStart));
     holding.set(resource);
-    holdingListener.accept(name, resource);
+    listener.holding(name, resource);
     counters.granted();
     boolean lost = false;
     try {
@@ -119,7 +122,7 @@ final class TortureClient implements Runnable, ClientHandle {
     } finally {
       long releasing = System.nanoTime();
       holding.set(null);
-      holdingListener.accept(name, null);
+      listener.holding(name, null);
       lease.release();
       history.lease(new LeaseRecord(name, resource, lease.token(), granted, validUntil,
           releasing, lost));
@@ -129,7 +132,6 @@ final class TortureClient implements Runnable, ClientHandle {
   private void pauseIfAsked() throws InterruptedException {
     if (pauseRequested.getAndSet(false)) {
       Duration pause = options.ttl().multipliedBy(3).dividedBy(2);
-      counters.clientPaused();
       Thread.sleep(pause.toMillis());
     }
   }

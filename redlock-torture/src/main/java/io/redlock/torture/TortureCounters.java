@@ -10,7 +10,6 @@ final class TortureCounters {
   private final LongAdder attempts = new LongAdder();
   private final LongAdder acquired = new LongAdder();
   private final LongAdder lost = new LongAdder();
-  private final LongAdder clientPauses = new LongAdder();
   private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
 
   void attempt() {
@@ -23,10 +22,6 @@ final class TortureCounters {
 
   void lost() {
     lost.increment();
-  }
-
-  void clientPaused() {
-    clientPauses.increment();
   }
 
   void failure(String cause) {

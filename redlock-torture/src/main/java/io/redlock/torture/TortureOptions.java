@@ -24,8 +24,17 @@ public final class TortureOptions {
   private final boolean persistence;
   private final boolean pauseBetweenCheckAndWrite;
   private final int processes;
+  private final int redlocks;
+  private final boolean proxies;
+  private final String clientPrefix;
+  private final String resourcePrefix;
 
   private TortureOptions(Builder b) {
+    this.clientPrefix = b.clientPrefix;
+    this.resourcePrefix = b.resourcePrefix != null ? b.resourcePrefix
+        : "torture:" + b.seed + ":";
+    this.redlocks = b.redlocks;
+    this.proxies = b.proxies;
     this.nodes = b.nodes;
     this.clients = b.clients;
     this.resources = b.resources;
@@ -108,6 +117,36 @@ public final class TortureOptions {
     return processes;
   }
 
+  /**
+   * How many {@code Redlock} instances the clients share, round robin (each with its own
+   * connections, timer and restart guard); 0 gives every client its own.
+   */
+  public int redlocks() {
+    return redlocks;
+  }
+
+  /**
+   * Whether the clients reach the nodes through fault proxies of their own (needed by
+   * {@link Fault#PARTITION}, {@link Fault#LATENCY} and {@link Fault#BLACKHOLE}) rather than
+   * directly.
+   */
+  public boolean proxies() {
+    return proxies;
+  }
+
+  /** How clients are named: this and their number ({@code client-0} by default). */
+  public String clientPrefix() {
+    return clientPrefix;
+  }
+
+  /**
+   * How the resources (the Redis keys) are named: this and their number
+   * ({@code torture:SEED:0} by default).
+   */
+  public String resourcePrefix() {
+    return resourcePrefix;
+  }
+
   @Override
   public String toString() {
     return "nodes=" + nodes + " clients=" + clients + " resources=" + resources + " duration="
@@ -115,8 +154,12 @@ public final class TortureOptions {
         + "ms faultInterval=" + faultInterval.toMillis() + "ms faults=" + faults + " seed="
         + seed + " restartGuard=" + restartGuard + " persistence=" + persistence
         + " pauseBetweenCheckAndWrite=" + pauseBetweenCheckAndWrite
-        + (processes > 0 ? " processes=" + processes : "");
+        + (processes > 0 ? " processes=" + processes : "")
+        + (redlocks > 0 ? " redlocks=" + redlocks : "") + (proxies ? "" : " proxies=false");
   }
+
+  private static final Set<Fault> NEED_PROXIES =
+      EnumSet.of(Fault.PARTITION, Fault.LATENCY, Fault.BLACKHOLE);
 
   /** Collects options; {@link #build()} checks them. Not thread-safe. */
   public static final class Builder {
@@ -134,8 +177,32 @@ public final class TortureOptions {
     private boolean persistence;
     private boolean pauseBetweenCheckAndWrite;
     private int processes;
+    private int redlocks;
+    private boolean proxies = true;
+    private String clientPrefix = "client-";
+    private String resourcePrefix;
 
     private Builder() {}
+
+    public Builder clientPrefix(String clientPrefix) {
+      this.clientPrefix = Objects.requireNonNull(clientPrefix, "clientPrefix");
+      return this;
+    }
+
+    public Builder resourcePrefix(String resourcePrefix) {
+      this.resourcePrefix = Objects.requireNonNull(resourcePrefix, "resourcePrefix");
+      return this;
+    }
+
+    public Builder proxies(boolean proxies) {
+      this.proxies = proxies;
+      return this;
+    }
+
+    public Builder redlocks(int redlocks) {
+      this.redlocks = redlocks;
+      return this;
+    }
 
     public Builder processes(int processes) {
       this.processes = processes;
@@ -218,6 +285,12 @@ public final class TortureOptions {
           "at least 100 ms");
       require(processes >= 0 && processes <= clients, "processes", processes,
           "from 0 (clients are threads) to the number of clients");
+      require(redlocks >= 0 && redlocks <= clients && (redlocks == 0
+          || processes == 0 && !faults.contains(Fault.PARTITION)), "redlocks", redlocks,
+          "from 0 (one each) to the number of clients, and 0 with processes or PARTITION"
+              + " (a partition cuts one client off)");
+      require(proxies || faults.stream().noneMatch(NEED_PROXIES::contains), "proxies", proxies,
+          "true with the faults " + NEED_PROXIES);
       return new TortureOptions(this);
     }
 

@@ -21,12 +21,14 @@ import java.util.function.Consumer;
 
 /**
  * A Jepsen-style run against real Redis: N redis-server processes, each client reaching them
- * through its own fault proxies, clients that lock and work, a nemesis that injects faults,
- * and {@link SafetyChecker} deciding on the recorded history.
+ * through its own fault proxies, clients that lock and work, a nemesis that injects faults
+ * (at random, or as scripted by a {@link FaultPlan}), and {@link SafetyChecker} deciding on the
+ * recorded history. A {@link TortureListener} hears what happens while it runs.
  *
- * <p>Each client has its own {@link Redlock} (its own connections, timer and restart guard).
- * Clients run as threads of this JVM or, with {@link TortureOptions#processes()}, spread over
- * separate JVM processes ({@link ClientProcess}) whose histories are merged at the end. All
+ * <p>Each client has its own {@link Redlock} (its own connections, timer and restart guard),
+ * unless {@link TortureOptions#redlocks()} has a few shared. Clients run as threads of this
+ * JVM or, with {@link TortureOptions#processes()}, spread over separate JVM processes
+ * ({@link ClientProcess}) whose histories are merged at the end. All
  * instants are {@link System#nanoTime()} values, which on Linux compare across processes.
  */
 public final class TortureRun {
@@ -51,11 +53,46 @@ public final class TortureRun {
   }
 
   /**
-   * Runs the torture and returns what happened; every server, proxy and client process it
-   * started is stopped when it returns, also when it throws.
+   * How long the restart guard of the run's clients holds a restarted node back: their
+   * {@code maxTtl} (the run's ttl) plus its drift margin.
+   */
+  public static Duration restartGuardWindow(TortureOptions options) {
+    RedlockConfig config = config(options, List.of("redis://127.0.0.1:6379")); // nodes unused
+    return config.maxTtl().plus(config.driftFor(config.maxTtl()));
+  }
+
+  /**
+   * Runs the torture with random faults ({@link FaultPlan#random()}) and returns what
+   * happened; every server, proxy and client process it started is stopped when it returns,
+   * also when it throws.
    */
   public static TortureResult run(TortureOptions options, Consumer<Progress> progress)
       throws InterruptedException {
+    return run(options, FaultPlan.random(), new TortureListener() {
+      @Override
+      public void progress(Progress now) {
+        progress.accept(now);
+      }
+    });
+  }
+
+  /**
+   * Runs the torture with the faults of {@code plan}, telling {@code listener} what happens,
+   * and returns what happened; every server, proxy and client process it started is stopped
+   * when it returns, also when it throws.
+   *
+   * @throws IllegalArgumentException if a scripted step names a node the run does not have
+   */
+  public static TortureResult run(TortureOptions options, FaultPlan plan,
+      TortureListener listener) throws InterruptedException {
+    if (plan instanceof FaultPlan.Script script) {
+      for (FaultPlan.Step step : script.steps()) {
+        if (step.node() >= options.nodes()) {
+          throw new IllegalArgumentException("step " + step + " names a node beyond the "
+              + options.nodes() + " of the run");
+        }
+      }
+    }
     History history = new History();
     TortureCounters counters = new TortureCounters();
     // Declared fresh after start, as 'redlock init' does for a new cluster: the nodes count
@@ -65,47 +102,68 @@ public final class TortureRun {
         ProxiedFleet proxies = ProxiedFleet.of(servers, new FaultLog())) {
       List<String> resources = new ArrayList<>();
       for (int i = 0; i < options.resources(); i++) {
-        resources.add("torture:" + options.seed() + ":" + i);
+        resources.add(options.resourcePrefix() + i);
       }
-      try (Redlock probe = Redlock.create(config(options, proxies.urisFor("warm-up")))) {
+      Setting setting = new Setting(options, servers, proxies, resources, history, counters,
+          plan, listener);
+      try (Redlock probe = Redlock.create(config(options, setting.urisFor("warm-up")))) {
         awaitUsable(probe, options);
       }
-      return options.processes() == 0
-          ? inThreads(options, servers, proxies, resources, history, counters, progress)
-          : inProcesses(options, servers, proxies, resources, history, counters, progress);
+      return options.processes() == 0 ? inThreads(setting) : inProcesses(setting);
     }
   }
 
-  private static TortureResult inThreads(TortureOptions options, RedisServers servers,
-      ProxiedFleet proxies, List<String> resources, History history, TortureCounters counters,
-      Consumer<Progress> progress) throws InterruptedException {
+  /** What one run works with, handed from {@link #run} to the way its clients run. */
+  private record Setting(TortureOptions options, RedisServers servers, ProxiedFleet proxies,
+      List<String> resources, History history, TortureCounters counters, FaultPlan plan,
+      TortureListener listener) {
+
+    Nemesis nemesis(List<? extends ClientHandle> clients, long end) {
+      return new Nemesis(servers, proxies, clients, options, end, plan, listener);
+    }
+
+    /** The URIs through which the client (or Redlock) of this name reaches the nodes. */
+    List<String> urisFor(String name) {
+      return options.proxies() ? proxies.urisFor(name) : servers.uris();
+    }
+  }
+
+  private static TortureResult inThreads(Setting setting) throws InterruptedException {
+    TortureOptions options = setting.options();
     List<Redlock> redlocks = new ArrayList<>();
     try {
+      // Each client its own Redlock, reaching the nodes through its own proxies; or a few
+      // Redlocks shared round robin, each through proxies of its own (or none: see proxies).
+      int count = options.redlocks() == 0 ? options.clients() : options.redlocks();
+      for (int k = 0; k < count; k++) {
+        String proxiesName = options.redlocks() == 0 ? options.clientPrefix() + k
+            : "redlock-" + k;
+        redlocks.add(Redlock.create(config(options, setting.urisFor(proxiesName))));
+      }
       List<TortureClient> clients = new ArrayList<>();
       long start = System.nanoTime();
       long end = start + options.duration().toNanos();
       for (int i = 0; i < options.clients(); i++) {
-        String name = "client-" + i;
-        Redlock redlock = Redlock.create(config(options, proxies.urisFor(name)));
-        redlocks.add(redlock);
-        clients.add(new TortureClient(name, redlock, resources, options, history, counters,
-            options.seed() * 1_000 + i, end));
+        clients.add(new TortureClient(options.clientPrefix() + i, redlocks.get(i % count),
+            setting.resources(), options, setting.history(), setting.counters(),
+            options.seed() * 1_000 + i, end, setting.listener()));
       }
       List<Thread> threads = new ArrayList<>();
       for (TortureClient client : clients) {
         threads.add(new Thread(client, "torture-" + client.name()));
       }
-      Nemesis nemesis = new Nemesis(servers, proxies, clients, options, end);
-      runAll(threads, nemesis, start, counters, progress);
-      return result(options, start, counters, nemesis, history);
+      Nemesis nemesis = setting.nemesis(clients, end);
+      setting.listener().started(setting.servers(), start);
+      runAll(threads, nemesis, start, setting.counters(), setting.listener());
+      return result(options, start, setting.counters(), nemesis, setting.history());
     } finally {
       redlocks.forEach(Redlock::close);
     }
   }
 
-  private static TortureResult inProcesses(TortureOptions options, RedisServers servers,
-      ProxiedFleet proxies, List<String> resources, History history, TortureCounters counters,
-      Consumer<Progress> progress) throws InterruptedException {
+  private static TortureResult inProcesses(Setting setting) throws InterruptedException {
+    TortureOptions options = setting.options();
+    List<String> resources = setting.resources();
     Path dir;
     try {
       dir = Files.createTempDirectory("redlock-torture-");
@@ -129,9 +187,9 @@ public final class TortureRun {
             Long.toString(options.seed() * 100 + p), String.join(",", resources)));
         List<String> names = new ArrayList<>();
         for (int i = p; i < options.clients(); i += options.processes()) {
-          String name = "p" + p + "-client-" + i;
+          String name = "p" + p + "-" + options.clientPrefix() + i;
           names.add(name);
-          command.add(name + "=" + String.join(",", proxies.urisFor(name)));
+          command.add(name + "=" + String.join(",", setting.urisFor(name)));
         }
         Process process = new ProcessBuilder(command)
             .redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -151,7 +209,8 @@ public final class TortureRun {
         readers.add(reader);
       }
       long end = start + options.duration().toNanos();
-      Nemesis nemesis = new Nemesis(servers, proxies, clients, options, end);
+      Nemesis nemesis = setting.nemesis(clients, end);
+      setting.listener().started(setting.servers(), start);
       Thread nemesisThread = new Thread(nemesis, "torture-nemesis");
       nemesisThread.start();
       try {
@@ -166,8 +225,9 @@ public final class TortureRun {
                 acquisitions += totals[1];
               }
             }
-            progress.accept(new Progress(Duration.ofNanos(System.nanoTime() - start),
-                attempts, acquisitions, nemesis.records().size()));
+            setting.listener().progress(new Progress(
+                Duration.ofNanos(System.nanoTime() - start), attempts, acquisitions,
+                nemesis.records().size()));
           }
           if (process.exitValue() != 0) {
             throw new IllegalStateException("a client process failed with exit status "
@@ -180,12 +240,13 @@ public final class TortureRun {
       }
       for (int p = 0; p < processes.size(); p++) {
         try {
-          HistoryFile.read(dir.resolve("history-" + p + ".tsv"), history, counters);
+          HistoryFile.read(dir.resolve("history-" + p + ".tsv"), setting.history(),
+              setting.counters());
         } catch (IOException e) {
           throw new IllegalStateException("could not read client process " + p + "'s history", e);
         }
       }
-      return result(options, start, counters, nemesis, history);
+      return result(options, start, setting.counters(), nemesis, setting.history());
     } catch (IOException e) {
       throw new IllegalStateException("could not start a client process: " + e.getMessage(), e);
     } finally {
@@ -230,14 +291,14 @@ public final class TortureRun {
   }
 
   private static void runAll(List<Thread> threads, Nemesis nemesis, long start,
-      TortureCounters counters, Consumer<Progress> progress) throws InterruptedException {
+      TortureCounters counters, TortureListener listener) throws InterruptedException {
     Thread nemesisThread = new Thread(nemesis, "torture-nemesis");
     threads.forEach(Thread::start);
     nemesisThread.start();
     try {
       while (threads.stream().anyMatch(Thread::isAlive) || nemesisThread.isAlive()) {
         Thread.sleep(1_000);
-        progress.accept(new Progress(Duration.ofNanos(System.nanoTime() - start),
+        listener.progress(new Progress(Duration.ofNanos(System.nanoTime() - start),
             counters.attempts(), counters.acquired(), nemesis.records().size()));
       }
     } finally {
