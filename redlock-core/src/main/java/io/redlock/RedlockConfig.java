@@ -2,6 +2,7 @@ package io.redlock;
 
 import io.redlock.internal.Durations;
 import io.redlock.internal.NodeUris;
+import io.redlock.internal.Quorum;
 import io.redlock.internal.TtlRule;
 import java.net.URI;
 import java.time.Duration;
@@ -224,6 +225,27 @@ public final class RedlockConfig {
    */
   public List<RedlockListener> listeners() {
     return listeners;
+  }
+
+  /**
+   * The number of nodes that must grant a lock: a majority, {@code nodes / 2 + 1}.
+   *
+   * @since 0.1.0
+   */
+  public int quorum() {
+    return Quorum.of(nodes.size());
+  }
+
+  /**
+   * How long the restart guard holds back a node whose process started (or whose clock leapt)
+   * recently, by this configuration: {@link #maxTtl()} plus its drift margin. The guard of a
+   * running instance may wait longer, for a larger {@code maxTtl} of another client of the
+   * cluster (see {@link #maxTtl()}).
+   *
+   * @since 0.1.0
+   */
+  public Duration restartGuardWindow() {
+    return maxTtl.plus(driftFor(maxTtl));
   }
 
   /** The drift margin for a lease of the given ttl: {@code ttl × driftFactor + 2 ms}. */

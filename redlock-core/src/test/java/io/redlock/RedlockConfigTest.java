@@ -77,6 +77,17 @@ class RedlockConfigTest {
   // ---- durations and numbers ----
 
   @Test
+  void quorumAndRestartGuardWindowFollowTheNodesAndMaxTtl() {
+    RedlockConfig three = RedlockConfig.builder().nodes("redis://a:1", "redis://b:1",
+        "redis://c:1").build();
+    assertThat(three.quorum()).isEqualTo(2);
+    assertThat(three.toBuilder().nodes("redis://a:1", "redis://b:1", "redis://c:1",
+        "redis://d:1").build().quorum()).isEqualTo(3);
+    // 60 s plus its drift margin: 60 s x 0.01 + 2 ms
+    assertThat(three.restartGuardWindow()).isEqualTo(Duration.ofMillis(60_602));
+  }
+
+  @Test
   void ttlUnderOneMillisecondIsRefused() {
     refused(b -> b.ttl(Duration.ZERO), "ttl", "0 ms", "at least 1 ms");
     refused(b -> b.ttl(Duration.ofNanos(999_999)), "ttl", "999 µs", "at least 1 ms");

@@ -125,7 +125,7 @@ final class DoctorCommand implements Callable<Integer> {
   /** Judges the facts: pure, so that every rule can be tested without Redis. */
   static Verdict assess(List<NodeFacts> facts, RedlockConfig config) {
     List<Finding> findings = new ArrayList<>();
-    long windowMillis = RedlockRules.guardWindow(config).toMillis();
+    long windowMillis = config.restartGuardWindow().toMillis();
     Map<String, String> runIds = new HashMap<>();
     int reachable = 0;
     for (NodeFacts f : facts) {
@@ -213,7 +213,7 @@ final class DoctorCommand implements Callable<Integer> {
     if (persistsEveryWrite(f) && FreshMarker.isMarker(f.marker())) {
       return "counts (AOF always, data loaded)";
     }
-    long windowMillis = RedlockRules.guardWindow(config).toMillis();
+    long windowMillis = config.restartGuardWindow().toMillis();
     if (f.uptimeSeconds() == null) {
       return "?";
     }

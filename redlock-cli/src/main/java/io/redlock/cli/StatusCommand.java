@@ -104,7 +104,7 @@ final class StatusCommand implements Callable<Integer> {
    * the guard is off. (Persistence and the clock are checked by 'redlock doctor'.)
    */
   static Duration holdBack(RedlockConfig config) {
-    return config.restartGuard() ? RedlockRules.guardWindow(config) : null;
+    return config.restartGuard() ? config.restartGuardWindow() : null;
   }
 
   /** Held if a majority of all nodes hold one value; free if a majority answered without it. */
