@@ -27,24 +27,36 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * What README.md and docs/ say, checked against the code, without the network: every Java
- * snippet appears in a test source of this module (which is compiled, and run by the
- * {@code *IT} classes where it can), every {@code redlock} option they name exists, every
+ * snippet appears in a test source (compiled by the build; in this module, run against real
+ * nodes by the {@code *IT} classes), every {@code redlock} option they name exists, every
  * relative link leads somewhere, Maven coordinates name real modules, and every setting of
  * {@link RedlockConfig.Builder} is in the configuration page.
  */
 class DocsTest {
-  private static final Path TESTS = Path.of("src", "test", "java");
   private static final Pattern REDLOCK_COMMAND = Pattern.compile(
       "(?<![\\w-])(?:\\./)?redlock\\s+(exec|status|init|doctor|demo|torture|generate-completion)\\b"
           + "([^\\n#|]*)");
   private static final Pattern OPTION = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9-]*");
   private static final List<String> CONNECTING = List.of("exec", "status", "init", "doctor");
 
-  /** Each test source's stripped, non-blank lines, those marked {@code // test-only} left out. */
+  /**
+   * The stripped, non-blank lines of every test source of every module (this one holds most
+   * snippets; a page about one module's test support may keep its snippet there), lines
+   * marked {@code // test-only} left out.
+   */
   private static Map<Path, List<String>> testSources() throws IOException {
     Map<Path, List<String>> sources = new HashMap<>();
-    try (Stream<Path> files = Files.walk(TESTS)) {
-      for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+    List<Path> roots;
+    try (Stream<Path> modules = Files.list(Markdown.ROOT)) {
+      roots = modules.map(m -> m.resolve("src").resolve("test").resolve("java"))
+          .filter(Files::isDirectory).toList();
+    }
+    for (Path root : roots) {
+      List<Path> javaFiles;
+      try (Stream<Path> files = Files.walk(root)) {
+        javaFiles = files.filter(p -> p.toString().endsWith(".java")).toList();
+      }
+      for (Path file : javaFiles) {
         List<String> lines = new ArrayList<>();
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
           if (!line.contains("// test-only")) {
@@ -54,6 +66,8 @@ class DocsTest {
         sources.put(file, Markdown.codeLines(lines));
       }
     }
+    assertThat(sources.keySet()).as("this module's own test sources are among them")
+        .anyMatch(p -> p.endsWith(Path.of("io", "redlock", "docs", "ReadmeIT.java")));
     return sources;
   }
 
@@ -77,7 +91,7 @@ class DocsTest {
       }
     }
     assertThat(snippets).as("java snippets found").isGreaterThan(10);
-    assertThat(missing).as("java snippets that no test source of redlock-docs holds, line"
+    assertThat(missing).as("java snippets that no test source holds, line"
         + " for line (test lines may sit between them, marked // test-only)").isEmpty();
   }
 
