@@ -66,7 +66,7 @@ class ConfigurationIT {
       assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(15));
       assertThat(Fleet.holding(servers, "billing:invoice:7")).isGreaterThanOrEqualTo(2);
     }
-    assertThat(Fleet.holding(servers, "billing:invoice:7")).isZero();
+    Fleet.awaitReleased(servers, "billing:invoice:7");
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -50,12 +51,17 @@ class IntegrationsIT {
       LockProvider lockProvider = new RedlockLockProvider(redlock);   // instead of RedisLockProvider
       LockConfiguration nightly = new LockConfiguration(Instant.now(), "nightly-job",
           Duration.ofSeconds(30), Duration.ZERO);
-      Optional<SimpleLock> first = lockProvider.lock(nightly);
-      assertThat(first).isPresent();
+      // A lock is one attempt; on a loaded machine one may meet a slow node, so try again.
+      AtomicReference<Optional<SimpleLock>> locked = new AtomicReference<>(Optional.empty());
+      Timing.await("a first lock", () -> {
+        locked.set(lockProvider.lock(nightly));
+        return locked.get().isPresent();
+      });
+      Optional<SimpleLock> first = locked.get();
       assertThat(Fleet.holding(servers, "nightly-job")).isGreaterThanOrEqualTo(2);
       assertThat(lockProvider.lock(nightly)).as("held: the second run is skipped").isEmpty();
       first.get().unlock();
-      assertThat(Fleet.holding(servers, "nightly-job")).isZero();
+      Fleet.awaitReleased(servers, "nightly-job");
     }
   }
 

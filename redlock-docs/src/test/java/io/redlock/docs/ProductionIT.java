@@ -65,7 +65,7 @@ class ProductionIT {
           assertThat(both.extend(Duration.ofSeconds(10))).isTrue();
           both.releaseAfter(Duration.ofSeconds(5));
         }
-        assertThat(Fleet.holding(servers, "acl:one")).isZero();
+        Fleet.awaitReleased(servers, "acl:one");
         assertThat(Fleet.holding(servers, "acl:a")).isGreaterThanOrEqualTo(2);
       }
     }

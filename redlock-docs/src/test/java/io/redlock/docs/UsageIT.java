@@ -93,7 +93,7 @@ class UsageIT {
       lease.release();
     }
     assertThat(done).containsExactly("transfer");
-    assertThat(Fleet.holding(servers, "account:1")).isZero();
+    Fleet.awaitReleased(servers, "account:1");
   }
 
   @Test
@@ -108,7 +108,7 @@ class UsageIT {
         });
     processed.get(10, TimeUnit.SECONDS);
     assertThat(done).containsExactly("process");
-    assertThat(Fleet.holding(servers, "orders:42")).isZero();
+    Fleet.awaitReleased(servers, "orders:42");
   }
 
   @Test
@@ -135,7 +135,7 @@ class UsageIT {
   void callWithLock() throws Exception {
     long rows = redlock.callWithLock("nightly-report", Duration.ofSeconds(30), lease -> countRows());
     assertThat(rows).isEqualTo(42);
-    assertThat(Fleet.holding(servers, "nightly-report")).isZero();
+    Fleet.awaitReleased(servers, "nightly-report");
   }
 
   @Test
@@ -144,8 +144,13 @@ class UsageIT {
     lease.releaseAfter(Duration.ofMinutes(1)); // nobody acquires "digest" for a minute
     assertThat(lease.isValid()).isFalse();
     assertThat(redlock.tryAcquire("digest", Duration.ofSeconds(10))).isEmpty();
-    long pttl = (Long) servers.command(0, "PTTL", "digest");
-    assertThat(pttl).isGreaterThan(Duration.ofSeconds(50).toMillis());
+    int standing = 0; // releaseAfter returns once a majority set the new expiry
+    for (int i = 0; i < servers.size(); i++) {
+      if ((Long) servers.command(i, "PTTL", "digest") > Duration.ofSeconds(50).toMillis()) {
+        standing++;
+      }
+    }
+    assertThat(standing).isGreaterThanOrEqualTo(2);
     for (int i = 0; i < servers.size(); i++) {
       servers.command(i, "DEL", "digest");
     }
@@ -173,7 +178,7 @@ class UsageIT {
     }
     assertThat(ran).isTrue();
     assertThat(((RedlockLock) lock).isLocked()).isFalse();
-    assertThat(Fleet.holding(servers, "orders:42")).isZero();
+    Fleet.awaitReleased(servers, "orders:42");
   }
 
   @Test
