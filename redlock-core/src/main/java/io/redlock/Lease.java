@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  *
  * <p><b>What it guarantees.</b> While {@link #isValid()} is true, a majority of the nodes hold
  * this lease's {@link #token()} under every resource's key, and no other Redlock client can
- * hold a lease on any of these resources, provided the assumptions in the README hold (clock
+ * hold a lease on any of these resources, provided the assumptions in docs/safety.md hold (clock
  * drift between this process and the nodes within the configured drift factor, nodes that do
  * not forget keys). Validity is measured with the monotonic clock from the instant the first
  * request left, minus a drift margin: it is never longer than the nodes' own time to live.

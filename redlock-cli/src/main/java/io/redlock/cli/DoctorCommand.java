@@ -60,7 +60,7 @@ final class DoctorCommand implements Callable<Integer> {
   /** How long the clock rate is measured for, per node. */
   static final Duration RATE_BASELINE = Duration.ofSeconds(2);
 
-  /** The commands the library needs, and what for (see the README). */
+  /** The commands the library needs, and what for (see docs/production.md). */
   static final Map<String, String> NEEDED = neededCommands();
 
   @Spec
@@ -174,7 +174,7 @@ final class DoctorCommand implements Callable<Integer> {
             + String.join(", ", why) + ": locks "
             + (f.refused().contains("info") || f.refused().contains("time")
                 ? "never count while the restart guard is on" : "fail")
-            + "; see the README's ACL"));
+            + "; see the ACL in docs/production.md"));
       }
       if (config.restartGuard() && !countsAtOnce(f) && f.uptimeSeconds() != null
           && f.uptimeSeconds() * 1_000 < windowMillis) {

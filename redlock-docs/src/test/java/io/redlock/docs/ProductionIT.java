@@ -1,0 +1,73 @@
+package io.redlock.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.redlock.Lease;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.testkit.RedisServers;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The ACL line of docs/production.md, as written there, is enough for the library with the
+ * restart guard on: acquire one and several resources, extend, release.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ProductionIT {
+  /** The user and password of the documented ACL line. */
+  static final String DOCUMENTED_USER = "locker";
+  static final String DOCUMENTED_PASSWORD = "change-me";
+
+  /** The words of the {@code ACL SETUSER} line of docs/production.md. */
+  static List<String> documentedAcl() throws IOException {
+    List<String> lines = Files.readAllLines(Markdown.ROOT.resolve("docs").resolve("production.md"),
+        StandardCharsets.UTF_8);
+    List<String> found = new ArrayList<>();
+    for (String line : lines) {
+      if (line.strip().startsWith("ACL SETUSER ")) {
+        found.add(line.strip());
+      }
+    }
+    assertThat(found).as("ACL SETUSER lines in docs/production.md").hasSize(1);
+    return List.of(found.get(0).split("\\s+"));
+  }
+
+  /** Runs the documented ACL line on every node of {@code servers}. */
+  static void createDocumentedUser(RedisServers servers) throws IOException {
+    List<String> words = documentedAcl();
+    assertThat(words.subList(0, 5))
+        .containsExactly("ACL", "SETUSER", DOCUMENTED_USER, "on", ">" + DOCUMENTED_PASSWORD);
+    for (int i = 0; i < servers.size(); i++) {
+      servers.command(i, words.toArray(String[]::new));
+    }
+  }
+
+  @Test
+  void theDocumentedAclIsEnoughWithTheGuardOn() throws Exception {
+    try (RedisServers servers = RedisServers.startFresh(3)) {
+      createDocumentedUser(servers);
+      RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
+          .username(DOCUMENTED_USER).password(DOCUMENTED_PASSWORD).build();
+      assertThat(config.restartGuard()).isTrue();
+      try (Redlock redlock = Redlock.create(config)) {
+        try (Lease lease = redlock.acquire("acl:one", Duration.ofSeconds(10))) {
+          assertThat(lease.extend(Duration.ofSeconds(10))).isTrue();
+        }
+        try (Lease both = redlock.acquire(List.of("acl:a", "acl:b"), Duration.ofSeconds(10))) {
+          assertThat(both.extend(Duration.ofSeconds(10))).isTrue();
+          both.releaseAfter(Duration.ofSeconds(5));
+        }
+        Fleet.awaitReleased(servers, "acl:one");
+        assertThat(Fleet.holding(servers, "acl:a")).isGreaterThanOrEqualTo(2);
+      }
+    }
+  }
+}
