@@ -418,8 +418,8 @@ final class RestartGuard {
     if (holdBackRestarts && !refusalLogged[index]) {
       refusalLogged[index] = true;
       log.warn("node={} refused the restart guard's probe ({}): it does not count while the"
-          + " guard is on; allow INFO and TIME for this user (see the README, Running in"
-          + " production)", nodes.get(index).name(), message);
+          + " guard is on; allow INFO and TIME for this user (see docs/production.md)",
+          nodes.get(index).name(), message);
     }
   }
 
