@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,23 +32,27 @@ import picocli.CommandLine.Model.OptionSpec;
  * {@link RedlockConfig.Builder} is in the configuration page.
  */
 class DocsTest {
-  private static final Pattern REDLOCK_COMMAND = Pattern.compile(
-      "(?<![\\w-])(?:\\./)?redlock\\s+(exec|status|init|doctor|demo|torture|generate-completion)\\b"
-          + "([^\\n#|]*)");
+  private static final Pattern REDLOCK_COMMAND =
+      Pattern.compile(
+          "(?<![\\w-])(?:\\./)?redlock\\s+(exec|status|init|doctor|demo|torture|generate-completion)\\b"
+              + "([^\\n#|]*)");
   private static final Pattern OPTION = Pattern.compile("(?<![\\w-])--[a-z][a-z0-9-]*");
   private static final List<String> CONNECTING = List.of("exec", "status", "init", "doctor");
 
   /**
-   * The stripped, non-blank lines of every test source of every module (this one holds most
+   * The code of every test source of every module, without its layout (this one holds most
    * snippets; a page about one module's test support may keep its snippet there), lines
    * marked {@code // test-only} left out.
    */
-  private static Map<Path, List<String>> testSources() throws IOException {
-    Map<Path, List<String>> sources = new HashMap<>();
+  private static Map<Path, String> testSources() throws IOException {
+    Map<Path, String> sources = new HashMap<>();
     List<Path> roots;
     try (Stream<Path> modules = Files.list(Markdown.ROOT)) {
-      roots = modules.map(m -> m.resolve("src").resolve("test").resolve("java"))
-          .filter(Files::isDirectory).toList();
+      roots =
+          modules
+              .map(m -> m.resolve("src").resolve("test").resolve("java"))
+              .filter(Files::isDirectory)
+              .toList();
     }
     for (Path root : roots) {
       List<Path> javaFiles;
@@ -63,17 +66,26 @@ class DocsTest {
             lines.add(line);
           }
         }
-        sources.put(file, Markdown.codeLines(lines));
+        sources.put(file, compact(Markdown.codeLines(lines)));
       }
     }
-    assertThat(sources.keySet()).as("this module's own test sources are among them")
+    assertThat(sources.keySet())
+        .as("this module's own test sources are among them")
         .anyMatch(p -> p.endsWith(Path.of("io", "redlock", "docs", "ReadmeIT.java")));
     return sources;
   }
 
+  /**
+   * The code without its layout: every whitespace character dropped, so that a snippet wrapped
+   * for a page matches the same code as the formatter wrapped it in a test source.
+   */
+  private static String compact(List<String> lines) {
+    return String.join("", lines).replaceAll("\\s+", "");
+  }
+
   @Test
   void everyJavaSnippetIsInACompiledTestSource() throws IOException {
-    Map<Path, List<String>> sources = testSources();
+    Map<Path, String> sources = testSources();
     List<String> missing = new ArrayList<>();
     int snippets = 0;
     for (Markdown page : Markdown.pages()) {
@@ -83,16 +95,19 @@ class DocsTest {
         }
         snippets++;
         List<String> snippet = Markdown.codeLines(block.lines());
-        boolean found = sources.values().stream()
-            .anyMatch(source -> Collections.indexOfSubList(source, snippet) >= 0);
+        String code = compact(snippet);
+        boolean found = sources.values().stream().anyMatch(source -> source.contains(code));
         if (!found) {
           missing.add(page.name() + ":" + block.line() + " " + snippet.get(0));
         }
       }
     }
     assertThat(snippets).as("java snippets found").isGreaterThan(10);
-    assertThat(missing).as("java snippets that no test source holds, line"
-        + " for line (test lines may sit between them, marked // test-only)").isEmpty();
+    assertThat(missing)
+        .as(
+            "java snippets that no test source holds, layout aside (test lines may sit"
+                + " between them, marked // test-only)")
+        .isEmpty();
   }
 
   private static Map<String, Set<String>> optionsByCommand() {
@@ -180,7 +195,8 @@ class DocsTest {
       }
     }
     assertThat(checked).isGreaterThan(20);
-    assertThat(wrong).as("options in docs/cli.md that the command of their section lacks")
+    assertThat(wrong)
+        .as("options in docs/cli.md that the command of their section lacks")
         .isEmpty();
   }
 
@@ -214,12 +230,14 @@ class DocsTest {
   @Test
   void mavenCoordinatesNameModulesOfThisVersion() throws IOException {
     String parent = Files.readString(Markdown.ROOT.resolve("pom.xml"), StandardCharsets.UTF_8);
-    Matcher version = Pattern.compile(
-        "<artifactId>redlock-parent</artifactId>\\s*<version>([^<]+)</version>").matcher(parent);
+    Matcher version =
+        Pattern.compile("<artifactId>redlock-parent</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(parent);
     assertThat(version.find()).isTrue();
-    Pattern dependency = Pattern.compile(
-        "<groupId>io\\.redlock</groupId>\\s*<artifactId>([^<]+)</artifactId>\\s*(?:<!--.*?-->\\s*)?"
-            + "<version>([^<]+)</version>");
+    Pattern dependency =
+        Pattern.compile(
+            "<groupId>io\\.redlock</groupId>\\s*<artifactId>([^<]+)</artifactId>\\s*(?:<!--.*?-->\\s*)?"
+                + "<version>([^<]+)</version>");
     List<String> wrong = new ArrayList<>();
     int checked = 0;
     for (Markdown page : Markdown.pages()) {
@@ -243,10 +261,12 @@ class DocsTest {
 
   @Test
   void theBomPageNamesEveryModuleTheBomManages() throws IOException {
-    String bom = Files.readString(Markdown.ROOT.resolve("redlock-bom").resolve("pom.xml"),
-        StandardCharsets.UTF_8);
-    String page = Files.readString(Markdown.ROOT.resolve("docs").resolve("integrations.md"),
-        StandardCharsets.UTF_8);
+    String bom =
+        Files.readString(
+            Markdown.ROOT.resolve("redlock-bom").resolve("pom.xml"), StandardCharsets.UTF_8);
+    String page =
+        Files.readString(
+            Markdown.ROOT.resolve("docs").resolve("integrations.md"), StandardCharsets.UTF_8);
     String section = page.substring(page.indexOf("## One version"), page.indexOf("## ShedLock"));
     Matcher managed =
         Pattern.compile("<artifactId>(redlock-(?!bom)[a-z-]+)</artifactId>").matcher(bom);
@@ -283,11 +303,13 @@ class DocsTest {
 
   @Test
   void theConfigurationPageHasARowForEverySetting() throws IOException {
-    String page = Files.readString(Markdown.ROOT.resolve("docs").resolve("configuration.md"),
-        StandardCharsets.UTF_8);
+    String page =
+        Files.readString(
+            Markdown.ROOT.resolve("docs").resolve("configuration.md"), StandardCharsets.UTF_8);
     List<String> missing = new ArrayList<>();
     for (Method method : RedlockConfig.Builder.class.getDeclaredMethods()) {
-      if (Modifier.isPublic(method.getModifiers()) && !method.getName().equals("build")
+      if (Modifier.isPublic(method.getModifiers())
+          && !method.getName().equals("build")
           && !page.contains("| `" + method.getName() + "`")
           && !page.contains(", `" + method.getName() + "` |")) {
         missing.add(method.getName());
