@@ -31,8 +31,10 @@ final class ClusterInit {
     List<CompletableFuture<String>> found = new ArrayList<>();
     for (NodeClient node : nodes) {
       infos.add(safely(() -> node.info()));
-      found.add(force ? CompletableFuture.completedFuture("")
-          : safely(() -> node.findLockKeys(key, prefix)));
+      found.add(
+          force
+              ? CompletableFuture.completedFuture("")
+              : safely(() -> node.findLockKeys(key, prefix)));
     }
     List<InitReport.NodeResult> looked = new ArrayList<>();
     boolean clean = true;
@@ -42,20 +44,29 @@ final class ClusterInit {
       Outcome<String> keys = outcome(found.get(i), waitNanos);
       String runId = info.value == null ? null : info.value.runId();
       if (info.value == null) {
-        looked.add(new InitReport.NodeResult(i, name, null, InitReport.Outcome.UNCHECKED,
-            "could not read its run_id: " + info.error));
+        looked.add(
+            new InitReport.NodeResult(
+                i,
+                name,
+                null,
+                InitReport.Outcome.UNCHECKED,
+                "could not read its run_id: " + info.error));
         clean = false;
       } else if (keys.value == null) {
-        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.UNCHECKED,
-            "could not rule out lock keys: " + keys.error));
+        looked.add(
+            new InitReport.NodeResult(
+                i,
+                name,
+                runId,
+                InitReport.Outcome.UNCHECKED,
+                "could not rule out lock keys: " + keys.error));
         clean = false;
       } else if (!keys.value.isEmpty()) {
-        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.HOLDS_KEYS,
-            keys.value));
+        looked.add(
+            new InitReport.NodeResult(i, name, runId, InitReport.Outcome.HOLDS_KEYS, keys.value));
         clean = false;
       } else {
-        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.NOT_WRITTEN,
-            ""));
+        looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.NOT_WRITTEN, ""));
       }
     }
     if (!clean && !force) {
@@ -66,8 +77,11 @@ final class ClusterInit {
     for (int i = 0; i < nodes.size(); i++) {
       InitReport.NodeResult result = looked.get(i);
       NodeClient node = nodes.get(i);
-      writes.add(result.runId() == null ? null : safely(() -> node.writeMarker(key,
-          FreshMarker.value(result.runId()), prefix, force)));
+      writes.add(
+          result.runId() == null
+              ? null
+              : safely(
+                  () -> node.writeMarker(key, FreshMarker.value(result.runId()), prefix, force)));
     }
     List<InitReport.NodeResult> done = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
@@ -77,10 +91,12 @@ final class ClusterInit {
         continue;
       }
       Outcome<String> written = outcome(writes.get(i), waitNanos);
-      InitReport.Outcome what = written.value == null ? InitReport.Outcome.UNCHECKED
-          : written.value.isEmpty() ? InitReport.Outcome.MARKED : InitReport.Outcome.HOLDS_KEYS;
-      String detail = written.value == null ? "could not write the marker: " + written.error
-          : written.value;
+      InitReport.Outcome what =
+          written.value == null
+              ? InitReport.Outcome.UNCHECKED
+              : written.value.isEmpty() ? InitReport.Outcome.MARKED : InitReport.Outcome.HOLDS_KEYS;
+      String detail =
+          written.value == null ? "could not write the marker: " + written.error : written.value;
       done.add(new InitReport.NodeResult(i, result.node(), result.runId(), what, detail));
     }
     log.info("init{}: {}", force ? " (forced)" : "", done);
@@ -89,8 +105,7 @@ final class ClusterInit {
 
   private record Outcome<T>(T value, String error) {}
 
-  private static <T> CompletableFuture<T> safely(
-      Supplier<CompletionStage<T>> call) {
+  private static <T> CompletableFuture<T> safely(Supplier<CompletionStage<T>> call) {
     try {
       return call.get().toCompletableFuture();
     } catch (RuntimeException e) {
@@ -108,10 +123,9 @@ final class ClusterInit {
       return new Outcome<>(null, "no answer within the connect timeout");
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      String message = cause.getMessage() == null ? cause.getClass().getSimpleName()
-          : cause.getMessage();
+      String message =
+          cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
       return new Outcome<>(null, message.replaceAll("\\s+", " "));
     }
   }
-
 }

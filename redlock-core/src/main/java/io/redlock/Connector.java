@@ -51,10 +51,16 @@ final class Connector {
       }
       if (match == null) {
         transports.forEach(NodeTransport::close);
-        throw new RedlockConfigException("nodes[" + i + "] "
-            + NodeUris.displayName(config.nodes().get(i)) + " is not accepted: no transport for"
-            + " scheme '" + uri.getScheme() + "' is on the class path; add the"
-            + " io.redlock:redlock-lettuce dependency for redis:// and rediss://");
+        throw new RedlockConfigException(
+            "nodes["
+                + i
+                + "] "
+                + NodeUris.displayName(config.nodes().get(i))
+                + " is not accepted: no transport for"
+                + " scheme '"
+                + uri.getScheme()
+                + "' is on the class path; add the"
+                + " io.redlock:redlock-lettuce dependency for redis:// and rediss://");
       }
       chosen.add(match);
     }
@@ -65,20 +71,26 @@ final class Connector {
     }
     return open(config, chosen, transports.stream().filter(chosen::contains).distinct().toList());
   }
+
   static Redlock create(RedlockConfig config, NodeTransport transport) {
     List<NodeTransport> chosen = new ArrayList<>();
     for (int i = 0; i < config.nodes().size(); i++) {
       if (!transport.supports(URI.create(config.nodes().get(i)))) {
-        throw new RedlockConfigException("nodes[" + i + "] "
-            + NodeUris.displayName(config.nodes().get(i)) + " is not accepted by the transport "
-            + transport.getClass().getName());
+        throw new RedlockConfigException(
+            "nodes["
+                + i
+                + "] "
+                + NodeUris.displayName(config.nodes().get(i))
+                + " is not accepted by the transport "
+                + transport.getClass().getName());
       }
       chosen.add(transport);
     }
     return open(config, chosen, List.of());
   }
-  private static Redlock open(RedlockConfig config, List<NodeTransport> perNode,
-      List<NodeTransport> owned) {
+
+  private static Redlock open(
+      RedlockConfig config, List<NodeTransport> perNode, List<NodeTransport> owned) {
     OwnedResources resources = new OwnedResources(owned);
     LockEngine engine = null;
     try {
@@ -87,8 +99,14 @@ final class Connector {
         resources.clients.add(perNode.get(i).open(node));
       }
       awaitConnections(config, resources.clients);
-      engine = new LockEngine(config, resources.clients, resources.time, new Random(),
-          orInline(resources.callbacks), resources.events(config.listeners()));
+      engine =
+          new LockEngine(
+              config,
+              resources.clients,
+              resources.time,
+              new Random(),
+              orInline(resources.callbacks),
+              resources.events(config.listeners()));
       awaitFirstProbes(config, engine.startGuard());
     } catch (RuntimeException e) {
       if (engine != null) {
@@ -97,12 +115,14 @@ final class Connector {
       resources.close();
       throw e;
     }
-    log.info("Redlock ready: nodes={} quorum={} restartGuard={}", resources.clients.size(),
-        engine.quorum(), config.restartGuard());
+    log.info(
+        "Redlock ready: nodes={} quorum={} restartGuard={}",
+        resources.clients.size(),
+        engine.quorum(),
+        config.restartGuard());
     log.debug("configuration: {}", config);
     return new Redlock(engine, resources);
   }
-
 
   private static void awaitConnections(RedlockConfig config, List<NodeClient> clients) {
     List<CompletableFuture<Void>> connected = new ArrayList<>();
@@ -135,13 +155,18 @@ final class Connector {
       if (cause instanceof RedlockConfigException) {
         throw (RedlockConfigException) cause;
       }
-      log.warn("node={} not connected yet ({}); it is retried and counts once connected",
-          clients.get(i).name(), cause == null ? "no answer within the connect timeout"
+      log.warn(
+          "node={} not connected yet ({}); it is retried and counts once connected",
+          clients.get(i).name(),
+          cause == null
+              ? "no answer within the connect timeout"
               : String.valueOf(cause.getMessage()));
     }
     if (up < clients.size() / 2 + 1) {
-      log.warn("only {} of {} nodes connected: acquisitions fail until a majority is reachable",
-          up, clients.size());
+      log.warn(
+          "only {} of {} nodes connected: acquisitions fail until a majority is reachable",
+          up,
+          clients.size());
     }
   }
 
@@ -178,11 +203,12 @@ final class Connector {
    */
   static ExecutorService callbackExecutor() {
     AtomicInteger count = new AtomicInteger();
-    return Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "redlock-callback-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
+    return Executors.newCachedThreadPool(
+        runnable -> {
+          Thread thread = new Thread(runnable, "redlock-callback-" + count.incrementAndGet());
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   /**
@@ -199,5 +225,4 @@ final class Connector {
       }
     };
   }
-
 }

@@ -32,10 +32,13 @@ public final class FreshMarker {
    * lock keys.
    */
   public static final String OWN_KEYS = "__redlock__:";
+
   /** What the marker key adds to the key prefix: {@value}. */
   public static final String KEY_SUFFIX = OWN_KEYS + "fresh";
+
   /** What the max-ttl register's key adds to the key prefix: {@value}. */
   public static final String MAX_TTL_KEY_SUFFIX = OWN_KEYS + "max-ttl";
+
   /** How every marker value begins, followed by the {@code run_id}: {@value}. */
   public static final String VALUE_PREFIX = "redlock-fresh/1 run_id=";
 
@@ -71,7 +74,8 @@ public final class FreshMarker {
 
   /** Whether {@code value} is a marker at all (for any process). */
   public static boolean isMarker(String value) {
-    return value != null && value.startsWith(VALUE_PREFIX)
+    return value != null
+        && value.startsWith(VALUE_PREFIX)
         && value.length() > VALUE_PREFIX.length();
   }
 }

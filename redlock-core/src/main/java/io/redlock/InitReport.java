@@ -46,8 +46,7 @@ public record InitReport(List<NodeResult> nodes) {
    * @param outcome what happened
    * @param detail what was found or went wrong, for people; empty when marked
    */
-  public record NodeResult(int index, String node, String runId, Outcome outcome,
-      String detail) {
+  public record NodeResult(int index, String node, String runId, Outcome outcome, String detail) {
     public NodeResult {
       Objects.requireNonNull(node, "node");
       Objects.requireNonNull(outcome, "outcome");

@@ -30,7 +30,10 @@ public final class LockUnavailableException extends RedlockException {
   private final List<NodeOutcome> lastOutcomes;
 
   public LockUnavailableException(
-      List<String> resources, int attempts, Duration elapsed, String reason,
+      List<String> resources,
+      int attempts,
+      Duration elapsed,
+      String reason,
       List<NodeOutcome> lastOutcomes) {
     super(message(resources, attempts, elapsed, reason, lastOutcomes));
     this.resources = List.copyOf(resources);
@@ -40,11 +43,22 @@ public final class LockUnavailableException extends RedlockException {
   }
 
   private static String message(
-      List<String> resources, int attempts, Duration elapsed, String reason,
+      List<String> resources,
+      int attempts,
+      Duration elapsed,
+      String reason,
       List<NodeOutcome> outcomes) {
-    return "could not acquire " + String.join(", ", resources) + " in " + attempts
-        + (attempts == 1 ? " attempt" : " attempts") + " over " + elapsed.toMillis() + " ms: "
-        + reason + "; last attempt: " + outcomes;
+    return "could not acquire "
+        + String.join(", ", resources)
+        + " in "
+        + attempts
+        + (attempts == 1 ? " attempt" : " attempts")
+        + " over "
+        + elapsed.toMillis()
+        + " ms: "
+        + reason
+        + "; last attempt: "
+        + outcomes;
   }
 
   /** The resources that were asked for. */

@@ -44,21 +44,28 @@ final class LockViews {
     engine.checkTtl(ttl);
     expunge();
     RedlockLock[] found = new RedlockLock[1];
-    views.compute(resource, (name, old) -> {
-      RedlockLock existing = old == null ? null : old.get();
-      if (existing != null) {
-        found[0] = existing;
-        return old;
-      }
-      found[0] = new RedlockLock(engine, name, ttl, pinned);
-      return new View(name, found[0], collected);
-    });
+    views.compute(
+        resource,
+        (name, old) -> {
+          RedlockLock existing = old == null ? null : old.get();
+          if (existing != null) {
+            found[0] = existing;
+            return old;
+          }
+          found[0] = new RedlockLock(engine, name, ttl, pinned);
+          return new View(name, found[0], collected);
+        });
     RedlockLock lock = found[0];
     if (!lock.ttl().equals(ttl)) {
-      throw new IllegalArgumentException("ttl " + ttl.toMillis() + " ms for resource '"
-          + resource + "' is not accepted: this Redlock's lock view of it has ttl "
-          + lock.ttl().toMillis() + " ms, and one resource has one view (so that the threads"
-          + " of this JVM exclude each other locally); ask for it with that ttl");
+      throw new IllegalArgumentException(
+          "ttl "
+              + ttl.toMillis()
+              + " ms for resource '"
+              + resource
+              + "' is not accepted: this Redlock's lock view of it has ttl "
+              + lock.ttl().toMillis()
+              + " ms, and one resource has one view (so that the threads"
+              + " of this JVM exclude each other locally); ask for it with that ttl");
     }
     return lock;
   }

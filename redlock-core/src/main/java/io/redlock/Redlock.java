@@ -4,7 +4,6 @@ import io.redlock.internal.LockEngine;
 import io.redlock.internal.TimeSource;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeTransport;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -126,8 +125,12 @@ public final class Redlock implements AutoCloseable {
    * on the given clock, timer and callback executor. For tests and simulations; not part of
    * the supported API.
    */
-  static Redlock over(RedlockConfig config, List<NodeClient> clients, TimeSource time,
-      Random random, Executor callbacks) {
+  static Redlock over(
+      RedlockConfig config,
+      List<NodeClient> clients,
+      TimeSource time,
+      Random random,
+      Executor callbacks) {
     LockEngine engine = new LockEngine(config, clients, time, random, callbacks);
     engine.startGuard().join();
     return new Redlock(engine, OwnedResources.none());
@@ -234,10 +237,13 @@ public final class Redlock implements AutoCloseable {
    */
   public void withLock(String resource, Duration ttl, Consumer<? super Lease> action)
       throws InterruptedException {
-    callWithLock(resource, ttl, lease -> {
-      action.accept(lease);
-      return null;
-    });
+    callWithLock(
+        resource,
+        ttl,
+        lease -> {
+          action.accept(lease);
+          return null;
+        });
   }
 
   /**
@@ -247,8 +253,9 @@ public final class Redlock implements AutoCloseable {
    * @throws LockUnavailableException if the lock could not be acquired
    * @throws InterruptedException if interrupted while acquiring
    */
-  public <T> T callWithLock(String resource, Duration ttl,
-      Function<? super Lease, ? extends T> action) throws InterruptedException {
+  public <T> T callWithLock(
+      String resource, Duration ttl, Function<? super Lease, ? extends T> action)
+      throws InterruptedException {
     Lease lease = acquire(resource, ttl);
     T result;
     try {
@@ -347,8 +354,7 @@ public final class Redlock implements AutoCloseable {
       // Attempts in flight, their undos and the releases: each round ends by itself after one
       // node timeout, at most two in a row; the bound only guards against a timer that
       // cannot run.
-      drained.get(engine.config().nodeTimeout().toNanos() * 4 + 100_000_000L,
-          TimeUnit.NANOSECONDS);
+      drained.get(engine.config().nodeTimeout().toNanos() * 4 + 100_000_000L, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
@@ -368,7 +374,6 @@ public final class Redlock implements AutoCloseable {
   private void closeOwned() {
     owned.close();
   }
-
 
   private static Lease await(CompletableFuture<Lease> future) throws InterruptedException {
     try {

@@ -29,6 +29,7 @@ import java.util.Objects;
 public final class RedlockConfig {
   /** Default lease time to live, used by the methods that take no ttl: 30 s. */
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
+
   /**
    * Default longest ttl any lease of the cluster may use: 1 minute. The restart guard holds a
    * restarted node back for this long (plus its drift margin), so it is kept short: work that
@@ -36,30 +37,43 @@ public final class RedlockConfig {
    * keeps the lease safe after a crash of its holder too.
    */
   public static final Duration DEFAULT_MAX_TTL = Duration.ofMinutes(1);
+
   /** Default time one node has to answer one request: 50 ms. */
   public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofMillis(50);
+
   /** Default time {@link Redlock#create} waits for the first connection to each node: 2 s. */
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
   /** Default share of the ttl set aside for clock drift between client and nodes: 0.01. */
   public static final double DEFAULT_DRIFT_FACTOR = 0.01;
+
   /** Fixed part of the drift margin, added to {@code ttl × driftFactor}: 2 ms. */
   public static final Duration DRIFT_FLOOR = Duration.ofMillis(2);
+
   /** Default number of retries after a failed first attempt: 10. */
   public static final int DEFAULT_RETRY_COUNT = 10;
+
   /** Default mean delay between two attempts: 200 ms. */
   public static final Duration DEFAULT_RETRY_DELAY = Duration.ofMillis(200);
+
   /** Default largest random deviation from the retry delay, either way: 100 ms. */
   public static final Duration DEFAULT_RETRY_JITTER = Duration.ofMillis(100);
+
   /** Default longest total time an acquisition keeps retrying: 10 s. */
   public static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(10);
+
   /** Default key prefix: none, so the Redis key is the resource name exactly. */
   public static final String DEFAULT_KEY_PREFIX = "";
+
   /** Default share of the ttl still valid when the watchdog extends a lease: 0.5. */
   public static final double DEFAULT_AUTO_EXTEND_THRESHOLD = 0.5;
+
   /** Default: the restart guard holds back nodes that restarted or whose clock jumped. */
   public static final boolean DEFAULT_RESTART_GUARD = true;
+
   /** Longest accepted value of any time setting, and of any ttl: 365 days. */
   public static final Duration MAX_DURATION = Duration.ofDays(365);
+
   /** Longest accepted resource name, prefix included, in UTF-8 bytes: 1024. */
   public static final int MAX_KEY_BYTES = 1024;
 
@@ -259,22 +273,37 @@ public final class RedlockConfig {
     for (String node : nodes) {
       shown.add(NodeUris.redact(node));
     }
-    return "RedlockConfig{nodes=" + shown
+    return "RedlockConfig{nodes="
+        + shown
         + (username == null ? "" : ", username=" + username)
         + (password == null ? "" : ", password=****")
-        + ", ttl=" + Durations.format(ttl)
-        + ", maxTtl=" + Durations.format(maxTtl)
-        + ", nodeTimeout=" + Durations.format(nodeTimeout)
-        + ", connectTimeout=" + Durations.format(connectTimeout)
-        + ", driftFactor=" + driftFactor
-        + ", retryCount=" + retryCount
-        + ", retryDelay=" + Durations.format(retryDelay)
-        + ", retryJitter=" + Durations.format(retryJitter)
-        + ", maxWait=" + Durations.format(maxWait)
-        + ", keyPrefix='" + keyPrefix + "'"
-        + ", autoExtendThreshold=" + autoExtendThreshold
-        + ", restartGuard=" + restartGuard
-        + (listeners.isEmpty() ? "" : ", listeners=" + listeners.size()) + "}";
+        + ", ttl="
+        + Durations.format(ttl)
+        + ", maxTtl="
+        + Durations.format(maxTtl)
+        + ", nodeTimeout="
+        + Durations.format(nodeTimeout)
+        + ", connectTimeout="
+        + Durations.format(connectTimeout)
+        + ", driftFactor="
+        + driftFactor
+        + ", retryCount="
+        + retryCount
+        + ", retryDelay="
+        + Durations.format(retryDelay)
+        + ", retryJitter="
+        + Durations.format(retryJitter)
+        + ", maxWait="
+        + Durations.format(maxWait)
+        + ", keyPrefix='"
+        + keyPrefix
+        + "'"
+        + ", autoExtendThreshold="
+        + autoExtendThreshold
+        + ", restartGuard="
+        + restartGuard
+        + (listeners.isEmpty() ? "" : ", listeners=" + listeners.size())
+        + "}";
   }
 
   @Override
@@ -286,21 +315,43 @@ public final class RedlockConfig {
       return false;
     }
     RedlockConfig c = (RedlockConfig) o;
-    return nodes.equals(c.nodes) && Objects.equals(username, c.username)
-        && Objects.equals(password, c.password) && ttl.equals(c.ttl) && maxTtl.equals(c.maxTtl)
-        && nodeTimeout.equals(c.nodeTimeout) && connectTimeout.equals(c.connectTimeout)
-        && Double.compare(driftFactor, c.driftFactor) == 0 && retryCount == c.retryCount
-        && retryDelay.equals(c.retryDelay) && retryJitter.equals(c.retryJitter)
-        && maxWait.equals(c.maxWait) && keyPrefix.equals(c.keyPrefix)
+    return nodes.equals(c.nodes)
+        && Objects.equals(username, c.username)
+        && Objects.equals(password, c.password)
+        && ttl.equals(c.ttl)
+        && maxTtl.equals(c.maxTtl)
+        && nodeTimeout.equals(c.nodeTimeout)
+        && connectTimeout.equals(c.connectTimeout)
+        && Double.compare(driftFactor, c.driftFactor) == 0
+        && retryCount == c.retryCount
+        && retryDelay.equals(c.retryDelay)
+        && retryJitter.equals(c.retryJitter)
+        && maxWait.equals(c.maxWait)
+        && keyPrefix.equals(c.keyPrefix)
         && Double.compare(autoExtendThreshold, c.autoExtendThreshold) == 0
-        && restartGuard == c.restartGuard && listeners.equals(c.listeners);
+        && restartGuard == c.restartGuard
+        && listeners.equals(c.listeners);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(nodes, username, password, ttl, maxTtl, nodeTimeout, connectTimeout, driftFactor,
-        retryCount, retryDelay, retryJitter, maxWait, keyPrefix, autoExtendThreshold,
-        restartGuard, listeners);
+    return Objects.hash(
+        nodes,
+        username,
+        password,
+        ttl,
+        maxTtl,
+        nodeTimeout,
+        connectTimeout,
+        driftFactor,
+        retryCount,
+        retryDelay,
+        retryJitter,
+        maxWait,
+        keyPrefix,
+        autoExtendThreshold,
+        restartGuard,
+        listeners);
   }
 
   /**
@@ -485,8 +536,10 @@ public final class RedlockConfig {
       TtlRule.Problem problem = TtlRule.check(ttl, maxTtl, nodeTimeout, driftFactor);
       if (problem == TtlRule.Problem.NOT_OVER_NODE_TIMEOUT) {
         // the same rule, seen from the setting that is more likely wrong
-        throw refuse("nodeTimeout", Durations.format(nodeTimeout), "shorter than ttl ("
-            + Durations.format(ttl) + "), and should be much shorter");
+        throw refuse(
+            "nodeTimeout",
+            Durations.format(nodeTimeout),
+            "shorter than ttl (" + Durations.format(ttl) + "), and should be much shorter");
       }
       if (problem != null) {
         throw refuse("ttl", Durations.format(ttl), problem.accepted(maxTtl, nodeTimeout));
@@ -501,19 +554,26 @@ public final class RedlockConfig {
         throw refuse("retryJitter", Durations.format(retryJitter), "0 or more");
       }
       if (retryJitter.compareTo(retryDelay) > 0) {
-        throw new RedlockConfigException("retryJitter " + Durations.format(retryJitter)
-            + " is not accepted: it must not exceed retryDelay (" + Durations.format(retryDelay)
-            + "), so that no delay is negative");
+        throw new RedlockConfigException(
+            "retryJitter "
+                + Durations.format(retryJitter)
+                + " is not accepted: it must not exceed retryDelay ("
+                + Durations.format(retryDelay)
+                + "), so that no delay is negative");
       }
       if (maxWait.isNegative()) {
         throw refuse("maxWait", Durations.format(maxWait), "0 or more");
       }
       if (keyPrefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length >= MAX_KEY_BYTES) {
-        throw refuse("keyPrefix", "of " + keyPrefix.length() + " characters",
+        throw refuse(
+            "keyPrefix",
+            "of " + keyPrefix.length() + " characters",
             "shorter than " + MAX_KEY_BYTES + " bytes in UTF-8");
       }
       if (!(autoExtendThreshold > 0.0 && autoExtendThreshold < 1.0)) {
-        throw refuse("autoExtendThreshold", String.valueOf(autoExtendThreshold),
+        throw refuse(
+            "autoExtendThreshold",
+            String.valueOf(autoExtendThreshold),
             "between 0 and 1, both excluded");
       }
       return new RedlockConfig(this);
@@ -530,24 +590,34 @@ public final class RedlockConfig {
         String node = nodes.get(i);
         URI uri = NodeUris.parseOrNull(node);
         if (uri == null) {
-          throw new RedlockConfigException("nodes[" + i + "] '" + NodeUris.redact(node)
-              + "' is not accepted: it must be a URI with a host, such as"
-              + " redis://127.0.0.1:6379");
+          throw new RedlockConfigException(
+              "nodes["
+                  + i
+                  + "] '"
+                  + NodeUris.redact(node)
+                  + "' is not accepted: it must be a URI with a host, such as"
+                  + " redis://127.0.0.1:6379");
         }
         Integer earlier = seen.putIfAbsent(NodeUris.serverOf(uri), i);
         if (earlier != null) {
-          throw new RedlockConfigException("nodes[" + i + "] " + NodeUris.displayName(node)
-              + " reaches the same server as nodes[" + earlier + "] "
-              + NodeUris.displayName(nodes.get(earlier))
-              + "; every node must be a different, independent Redis master");
+          throw new RedlockConfigException(
+              "nodes["
+                  + i
+                  + "] "
+                  + NodeUris.displayName(node)
+                  + " reaches the same server as nodes["
+                  + earlier
+                  + "] "
+                  + NodeUris.displayName(nodes.get(earlier))
+                  + "; every node must be a different, independent Redis master");
         }
       }
     }
 
     private static void checkAtMost(String setting, Duration value) {
       if (value.compareTo(MAX_DURATION) > 0) {
-        throw refuse(setting, Durations.format(value),
-            "at most " + MAX_DURATION.toDays() + " days");
+        throw refuse(
+            setting, Durations.format(value), "at most " + MAX_DURATION.toDays() + " days");
       }
     }
 

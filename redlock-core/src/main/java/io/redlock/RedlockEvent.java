@@ -70,8 +70,14 @@ public sealed interface RedlockEvent {
    * @param elapsed from the start of the acquisition to its end
    * @param lease the lease, for {@link AcquireOutcome#ACQUIRED}; {@code null} otherwise
    */
-  record AcquireFinished(long acquisition, List<String> resources, AcquireOutcome outcome,
-      int attempts, Duration elapsed, Lease lease) implements RedlockEvent {
+  record AcquireFinished(
+      long acquisition,
+      List<String> resources,
+      AcquireOutcome outcome,
+      int attempts,
+      Duration elapsed,
+      Lease lease)
+      implements RedlockEvent {
     public AcquireFinished {
       Objects.requireNonNull(resources, "resources");
       Objects.requireNonNull(outcome, "outcome");
@@ -101,8 +107,7 @@ public sealed interface RedlockEvent {
    * @param outcome how it ended
    * @param elapsed from the start of the extension's round to its decision
    */
-  record Extension(Lease lease, ExtendOutcome outcome, Duration elapsed)
-      implements RedlockEvent {
+  record Extension(Lease lease, ExtendOutcome outcome, Duration elapsed) implements RedlockEvent {
     public Extension {
       Objects.requireNonNull(lease, "lease");
       Objects.requireNonNull(outcome, "outcome");

@@ -62,6 +62,7 @@ public final class RedlockLock implements Lock {
   private final Duration ttl;
   private final ReentrantLock local = new ReentrantLock();
   private final Set<RedlockLock> pinned;
+
   /** Written and read only by the thread that holds {@link #local}. */
   private Lease lease;
 
@@ -265,15 +266,21 @@ public final class RedlockLock implements Lock {
    */
   @Override
   public Condition newCondition() {
-    throw new UnsupportedOperationException("RedlockLock offers no Condition: await() would"
-        + " have to give up the distributed lock while waiting, and a signal from another"
-        + " process could never reach it; wait for a change of the shared resource instead");
+    throw new UnsupportedOperationException(
+        "RedlockLock offers no Condition: await() would"
+            + " have to give up the distributed lock while waiting, and a signal from another"
+            + " process could never reach it; wait for a change of the shared resource instead");
   }
 
   @Override
   public String toString() {
-    return "RedlockLock{resource=" + resource + ", ttl=" + ttl.toMillis() + " ms, "
-        + (local.isLocked() ? "locked" : "unlocked") + "}";
+    return "RedlockLock{resource="
+        + resource
+        + ", ttl="
+        + ttl.toMillis()
+        + " ms, "
+        + (local.isLocked() ? "locked" : "unlocked")
+        + "}";
   }
 
   /**
@@ -292,8 +299,12 @@ public final class RedlockLock implements Lock {
 
   private void checkHeld() {
     if (!local.isHeldByCurrentThread()) {
-      throw new IllegalMonitorStateException("RedlockLock on " + resource
-          + " is not held by the current thread (" + Thread.currentThread().getName() + ")");
+      throw new IllegalMonitorStateException(
+          "RedlockLock on "
+              + resource
+              + " is not held by the current thread ("
+              + Thread.currentThread().getName()
+              + ")");
     }
   }
 
@@ -329,8 +340,8 @@ public final class RedlockLock implements Lock {
     } catch (LeaseLostException e) {
       return e;
     } catch (IllegalStateException released) {
-      return new LeaseLostException(resources, LossCause.CLOSED,
-          "the Redlock was closed and released it while it was held");
+      return new LeaseLostException(
+          resources, LossCause.CLOSED, "the Redlock was closed and released it while it was held");
     }
     return null;
   }
@@ -348,8 +359,8 @@ public final class RedlockLock implements Lock {
         return null;
       }
       CompletableFuture<Lease> attempt = engine.acquire(resources, ttl, true);
-      TimeSource.Cancellable cutOff = bounded
-          ? time.schedule(() -> attempt.cancel(false), deadline - time.nanoTime()) : null;
+      TimeSource.Cancellable cutOff =
+          bounded ? time.schedule(() -> attempt.cancel(false), deadline - time.nanoTime()) : null;
       if (bounded && deadline - time.nanoTime() <= 0) {
         attempt.cancel(false); // the clock passed the deadline while this was scheduled
       }

@@ -16,7 +16,6 @@ class AcquireTest {
   private static final Duration TTL = Duration.ofSeconds(10);
   private static final Duration MS = Duration.ofMillis(1);
 
-
   @Test
   void succeedsWithExactlyAQuorumOfGrants() {
     SimCluster c = new SimCluster(5, b -> b.retryCount(0));
@@ -36,7 +35,8 @@ class AcquireTest {
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.attempts()).isEqualTo(1);
-    assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+    assertThat(e.lastOutcomes())
+        .extracting(NodeOutcome::vote)
         .containsExactly(Vote.GRANTED, Vote.GRANTED, Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
     assertThat(e.getMessage()).contains("r", "1 attempt", "3 of 5", "TAKEN");
     assertThat(c.node(0).valueOf("r")).isNull();
@@ -117,7 +117,8 @@ class AcquireTest {
     // the failure is reported once the cleanup is sent, not when the paused nodes time out
     LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(2));
-    assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+    assertThat(e.lastOutcomes())
+        .extracting(NodeOutcome::vote)
         .containsExactly(Vote.PENDING, Vote.PENDING, Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
   }
 
@@ -151,7 +152,8 @@ class AcquireTest {
     c.time.advance(Duration.ofMillis(50)); // and settled, the paused nodes timing out again
     LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
     assertThat(e.elapsed()).isEqualTo(Duration.ofMillis(50));
-    assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+    assertThat(e.lastOutcomes())
+        .extracting(NodeOutcome::vote)
         // the crashed node's lost connection made the restart guard hold it back
         .containsExactly(Vote.HELD_BACK, Vote.TIMEOUT, Vote.TIMEOUT, Vote.GRANTED, Vote.GRANTED);
     assertThat(c.node(3).valueOf("r")).isNull();
@@ -168,7 +170,8 @@ class AcquireTest {
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", ttl);
     c.time.advance(Duration.ofMillis(97));
     Throwable e = SimCluster.failure(lease); // failed; the cleanup is on its way
-    assertThat(e).isInstanceOf(LockUnavailableException.class)
+    assertThat(e)
+        .isInstanceOf(LockUnavailableException.class)
         .hasMessageContaining("after the validity");
     assertThat(c.holding("r")).isEqualTo(3); // the releases travel as slowly
     c.time.advance(Duration.ofMillis(97));
@@ -208,8 +211,13 @@ class AcquireTest {
 
   @Test
   void retriesUntilTheRetryCountIsSpent() {
-    SimCluster c = new SimCluster(3, b -> b.retryCount(3)
-        .retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ofMillis(50)));
+    SimCluster c =
+        new SimCluster(
+            3,
+            b ->
+                b.retryCount(3)
+                    .retryDelay(Duration.ofMillis(100))
+                    .retryJitter(Duration.ofMillis(50)));
     for (int i = 0; i < 3; i++) {
       c.node(i).put("r", "other", Duration.ofHours(1));
     }
@@ -222,8 +230,14 @@ class AcquireTest {
 
   @Test
   void retriesUntilTheMaximumWaitIsSpent() {
-    SimCluster c = new SimCluster(3, b -> b.retryCount(1000).maxWait(Duration.ofMillis(250))
-        .retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ZERO));
+    SimCluster c =
+        new SimCluster(
+            3,
+            b ->
+                b.retryCount(1000)
+                    .maxWait(Duration.ofMillis(250))
+                    .retryDelay(Duration.ofMillis(100))
+                    .retryJitter(Duration.ZERO));
     for (int i = 0; i < 3; i++) {
       c.node(i).put("r", "other", Duration.ofHours(1));
     }
@@ -237,8 +251,9 @@ class AcquireTest {
 
   @Test
   void aRetrySucceedsOnceTheHolderIsGone() {
-    SimCluster c = new SimCluster(3, b -> b.retryDelay(Duration.ofMillis(100))
-        .retryJitter(Duration.ofMillis(20)));
+    SimCluster c =
+        new SimCluster(
+            3, b -> b.retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ofMillis(20)));
     for (int i = 0; i < 3; i++) {
       c.node(i).put("r", "other", Duration.ofMillis(250));
     }
@@ -250,8 +265,14 @@ class AcquireTest {
 
   @Test
   void retryDelaysAreJitteredWithinTheConfiguredRange() {
-    SimCluster c = new SimCluster(1, b -> b.retryCount(50).maxWait(Duration.ofMinutes(1))
-        .retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ofMillis(50)));
+    SimCluster c =
+        new SimCluster(
+            1,
+            b ->
+                b.retryCount(50)
+                    .maxWait(Duration.ofMinutes(1))
+                    .retryDelay(Duration.ofMillis(100))
+                    .retryJitter(Duration.ofMillis(50)));
     c.node(0).put("r", "other", Duration.ofHours(1));
     c.redlock.acquireAsync("r", TTL);
     int previous = c.node(0).lockRequests();
@@ -324,13 +345,15 @@ class AcquireTest {
       c.node(i).latency(Duration.ofMillis(10));
     }
     AtomicReference<Throwable> thrown = new AtomicReference<>();
-    Thread holder = new Thread(() -> {
-      try {
-        c.redlock.acquire("r", TTL);
-      } catch (Throwable t) {
-        thrown.set(t);
-      }
-    });
+    Thread holder =
+        new Thread(
+            () -> {
+              try {
+                c.redlock.acquire("r", TTL);
+              } catch (Throwable t) {
+                thrown.set(t);
+              }
+            });
     int idle = c.time.pendingTasks(); // the restart guard's probe tick
     holder.start();
     // the attempt is in flight once every node got its request; the holder sends them at once
@@ -364,22 +387,30 @@ class AcquireTest {
   void badArgumentsAreRefusedWithTheirName() {
     SimCluster c = new SimCluster(1);
     assertThatThrownBy(() -> c.redlock.acquireAsync("", TTL))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("resource name");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("resource name");
     assertThatThrownBy(() -> c.redlock.acquireAsync("x".repeat(1025), TTL))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1024");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1024");
     assertThatThrownBy(() -> c.redlock.acquireAsync(List.of("a", "a"), TTL))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("twice");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("twice");
     assertThatThrownBy(() -> c.redlock.acquireAsync(List.of(), TTL))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("resources");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("resources");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofMillis(50)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nodeTimeout");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nodeTimeout");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofDays(400)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTtl (60 s)");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxTtl (60 s)");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofSeconds(61)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("ttl 61 s").hasMessageContaining("maxTtl (60 s)");
+        .hasMessageContaining("ttl 61 s")
+        .hasMessageContaining("maxTtl (60 s)");
     assertThatThrownBy(() -> c.redlock.acquireAsync((String) null, TTL))
         .isInstanceOf(NullPointerException.class);
     assertThat(c.totalLockRequests()).isZero();
@@ -392,6 +423,7 @@ class AcquireTest {
     c.redlock.close();
     assertThat(c.holding("r")).isZero();
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", TTL))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
   }
 }

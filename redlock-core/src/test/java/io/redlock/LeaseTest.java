@@ -26,7 +26,6 @@ class LeaseTest {
     return c.redlock.acquireAsync("r", ttl).join();
   }
 
-
   private static int extendRequests(SimCluster c) {
     int total = 0;
     for (SimulatedNode node : c.nodes) {
@@ -90,7 +89,8 @@ class LeaseTest {
     assertThat(c.holding("r", lease.token())).as("keys outlive the validity").isEqualTo(3);
 
     assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(5)))
-        .isInstanceOf(LeaseLostException.class).hasMessageContaining("r");
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessageContaining("r");
     assertThat(extendRequests(c)).isZero();
     assertThat(c.holding("r")).as("no key re-created or prolonged").isZero();
     assertLost(lease);
@@ -107,7 +107,8 @@ class LeaseTest {
     c.node(1).put("r", "other", TTL);
 
     assertThatThrownBy(() -> lease.extend(TTL))
-        .isInstanceOf(LeaseLostException.class).hasMessageContaining("majority");
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessageContaining("majority");
     assertLost(lease);
     assertThat(c.holding("r", "other")).as("their keys stay").isEqualTo(2);
     assertThat(c.node(2).valueOf("r")).as("our leftover is deleted").isNull();
@@ -187,7 +188,8 @@ class LeaseTest {
     CompletableFuture<Boolean> extended = lease.extendAsync(ttl);
     c.time.advance(Duration.ofMillis(45));
 
-    assertThat(SimCluster.failure(extended)).isInstanceOf(LeaseLostException.class)
+    assertThat(SimCluster.failure(extended))
+        .isInstanceOf(LeaseLostException.class)
         .hasMessageContaining("validity ran out");
     assertLost(lease);
     c.time.advance(Duration.ofMillis(45)); // the compare-and-deletes land
@@ -247,10 +249,11 @@ class LeaseTest {
     Lease lease = acquire(c, ttl);
     AtomicInteger calls = new AtomicInteger();
     AtomicReference<LeaseLostException> cause = new AtomicReference<>();
-    lease.onLost(e -> {
-      calls.incrementAndGet();
-      cause.set(e);
-    });
+    lease.onLost(
+        e -> {
+          calls.incrementAndGet();
+          cause.set(e);
+        });
 
     c.time.advance(Duration.ofMillis(987));
     assertThat(calls).hasValue(0);
@@ -351,7 +354,8 @@ class LeaseTest {
     assertThat(lease.state()).isEqualTo(Lease.State.RELEASED);
     assertThat(lease.isValid()).isFalse();
     assertThat(lease.remaining()).isZero();
-    assertThatThrownBy(lease::ensureValid).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(lease::ensureValid)
+        .isInstanceOf(IllegalStateException.class)
         .isNotInstanceOf(LeaseLostException.class);
     assertThatThrownBy(() -> lease.extend(TTL)).isInstanceOf(IllegalStateException.class);
     assertThat(extendRequests(c)).isZero();
@@ -398,15 +402,19 @@ class LeaseTest {
     int idle = c.time.pendingTasks(); // the restart guard's probe tick
     Duration ttl = Duration.ofSeconds(1);
     AtomicReference<Lease> seen = new AtomicReference<>();
-    String result = c.redlock.callWithLock("r", ttl, lease -> {
-      seen.set(lease);
-      assertThat(c.holding("r", lease.token())).isEqualTo(3);
-      for (int step = 0; step < 300; step++) { // 3 s = 3 × ttl
-        c.time.advance(Duration.ofMillis(10));
-        lease.ensureValid();
-      }
-      return "done";
-    });
+    String result =
+        c.redlock.callWithLock(
+            "r",
+            ttl,
+            lease -> {
+              seen.set(lease);
+              assertThat(c.holding("r", lease.token())).isEqualTo(3);
+              for (int step = 0; step < 300; step++) { // 3 s = 3 × ttl
+                c.time.advance(Duration.ofMillis(10));
+                lease.ensureValid();
+              }
+              return "done";
+            });
     assertThat(result).isEqualTo("done");
     assertThat(c.node(0).extendRequests()).isPositive();
     assertThat(seen.get().state()).isEqualTo(Lease.State.RELEASED);
@@ -420,10 +428,16 @@ class LeaseTest {
     SimCluster c = cluster(3);
     AtomicReference<Lease> seen = new AtomicReference<>();
     IllegalStateException boom = new IllegalStateException("boom");
-    assertThatThrownBy(() -> c.redlock.withLock("r", TTL, lease -> {
-      seen.set(lease);
-      throw boom;
-    })).isSameAs(boom);
+    assertThatThrownBy(
+            () ->
+                c.redlock.withLock(
+                    "r",
+                    TTL,
+                    lease -> {
+                      seen.set(lease);
+                      throw boom;
+                    }))
+        .isSameAs(boom);
     assertThat(boom.getSuppressed()).isEmpty();
     assertThat(seen.get().state()).isEqualTo(Lease.State.RELEASED);
     assertThat(c.holding("r")).isZero();
@@ -434,13 +448,19 @@ class LeaseTest {
     SimCluster c = cluster(3);
     Duration ttl = Duration.ofSeconds(1);
     AtomicInteger ran = new AtomicInteger();
-    assertThatThrownBy(() -> c.redlock.withLock("r", ttl, lease -> {
-      for (int i = 0; i < 2; i++) {
-        c.node(i).put("r", "other", TTL); // another holder overwrote a majority
-      }
-      c.time.advance(Duration.ofSeconds(1)); // the watchdog's extension finds out
-      ran.incrementAndGet();
-    })).isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(
+            () ->
+                c.redlock.withLock(
+                    "r",
+                    ttl,
+                    lease -> {
+                      for (int i = 0; i < 2; i++) {
+                        c.node(i).put("r", "other", TTL); // another holder overwrote a majority
+                      }
+                      c.time.advance(Duration.ofSeconds(1)); // the watchdog's extension finds out
+                      ran.incrementAndGet();
+                    }))
+        .isInstanceOf(LeaseLostException.class);
     assertThat(ran).hasValue(1);
     assertThat(c.holding("r", "other")).isEqualTo(2);
   }

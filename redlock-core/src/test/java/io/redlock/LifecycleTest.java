@@ -34,26 +34,34 @@ class LifecycleTest {
   @Test
   void withLockPropagatesTheLossTheActionSawItself() {
     SimCluster c = new SimCluster(3);
-    assertThatThrownBy(() -> c.redlock.withLock("r", TTL, lease -> {
-      for (SimulatedNode node : c.nodes) {
-        node.pause(); // the watchdog cannot extend any more
-      }
-      c.time.advanceInSteps(TTL, Duration.ofMillis(10));
-      lease.ensureValid();
-    })).isInstanceOf(LeaseLostException.class).hasMessageContaining("validity ran out");
+    assertThatThrownBy(
+            () ->
+                c.redlock.withLock(
+                    "r",
+                    TTL,
+                    lease -> {
+                      for (SimulatedNode node : c.nodes) {
+                        node.pause(); // the watchdog cannot extend any more
+                      }
+                      c.time.advanceInSteps(TTL, Duration.ofMillis(10));
+                      lease.ensureValid();
+                    }))
+        .isInstanceOf(LeaseLostException.class)
+        .hasMessageContaining("validity ran out");
   }
 
   @Test
   void closeDuringARetryDelayFailsTheAcquisitionInsteadOfHanging() {
-    SimCluster c = new SimCluster(3, b -> b.retryDelay(Duration.ofMillis(100))
-        .retryJitter(Duration.ZERO));
+    SimCluster c =
+        new SimCluster(3, b -> b.retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ZERO));
     for (SimulatedNode node : c.nodes) {
       node.put("r", "other", Duration.ofHours(1));
     }
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     assertThat(lease).isNotDone(); // first attempt failed, the retry waits on the timer
     c.redlock.close();
-    assertThat(SimCluster.failure(lease)).isInstanceOf(IllegalStateException.class)
+    assertThat(SimCluster.failure(lease))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
     c.time.advance(Duration.ofSeconds(1));
     assertThat(c.node(0).lockRequests()).isEqualTo(1);

@@ -71,8 +71,13 @@ class NothingLeftBehindTest {
 
   @Test
   void anAsyncAcquisitionCompletedByTheCallerStopsRetrying() {
-    SimCluster c = new SimCluster(3, b -> b.retryDelay(Duration.ofMillis(100))
-        .retryJitter(Duration.ZERO).maxWait(Duration.ofSeconds(10)));
+    SimCluster c =
+        new SimCluster(
+            3,
+            b ->
+                b.retryDelay(Duration.ofMillis(100))
+                    .retryJitter(Duration.ZERO)
+                    .maxWait(Duration.ofSeconds(10)));
     for (SimulatedNode node : c.nodes) {
       node.put("r", "other", Duration.ofHours(1));
     }
@@ -147,7 +152,8 @@ class NothingLeftBehindTest {
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     c.time.advance(Duration.ofMillis(50)); // one node timeout: decided, not yet settled
     LockUnavailableException e = (LockUnavailableException) SimCluster.failure(lease);
-    assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
+    assertThat(e.lastOutcomes())
+        .extracting(NodeOutcome::vote)
         .containsExactly(Vote.GRANTED, Vote.TIMEOUT, Vote.TIMEOUT);
     assertThat(c.node(0).valueOf("r")).isNull(); // undone on the node that answered
     for (int i = 1; i < 3; i++) {
@@ -159,11 +165,16 @@ class NothingLeftBehindTest {
 
   @Test
   void lockUnavailableKeepsItsOutcomesWhenSerialized() throws Exception {
-    LockUnavailableException thrown = new LockUnavailableException(List.of("r"), 2,
-        Duration.ofMillis(120), "a majority (2 of 3) was not reached",
-        List.of(new NodeOutcome(0, "redis://a:1", Vote.GRANTED, ""),
-            new NodeOutcome(1, "redis://b:1", Vote.TAKEN, ""),
-            new NodeOutcome(2, "redis://c:1", Vote.TIMEOUT, "no answer within 50 ms")));
+    LockUnavailableException thrown =
+        new LockUnavailableException(
+            List.of("r"),
+            2,
+            Duration.ofMillis(120),
+            "a majority (2 of 3) was not reached",
+            List.of(
+                new NodeOutcome(0, "redis://a:1", Vote.GRANTED, ""),
+                new NodeOutcome(1, "redis://b:1", Vote.TAKEN, ""),
+                new NodeOutcome(2, "redis://c:1", Vote.TIMEOUT, "no answer within 50 ms")));
 
     LockUnavailableException copy = roundTrip(thrown);
 

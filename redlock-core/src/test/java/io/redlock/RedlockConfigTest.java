@@ -34,7 +34,8 @@ class RedlockConfigTest {
         .isInstanceOf(RedlockConfigException.class)
         .hasMessageContainingAll("nodes", "at least one");
     assertThatThrownBy(() -> RedlockConfig.builder().nodes(List.of()).build())
-        .isInstanceOf(RedlockConfigException.class).hasMessageContaining("nodes");
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("nodes");
   }
 
   @Test
@@ -47,21 +48,36 @@ class RedlockConfigTest {
 
   @Test
   void twoUrisReachingTheSameServerAreRefused() {
-    refused(b -> b.nodes("redis://a:6379", "redis://b:6379", "redis://a:6379"),
-        "nodes[2]", "nodes[0]", "same server");
-    refused(b -> b.nodes("redis://cache.example:6379", "redis://cache.example"),
-        "nodes[1]", "nodes[0]", "same server");
-    refused(b -> b.nodes("redis://Cache.Example", "rediss://cache.example:6379/2"),
-        "nodes[1]", "nodes[0]", "same server");
-    assertThatCode(() -> RedlockConfig.builder()
-        .nodes("redis://a:6379", "redis://a:6380", "redis://b:6379").build())
+    refused(
+        b -> b.nodes("redis://a:6379", "redis://b:6379", "redis://a:6379"),
+        "nodes[2]",
+        "nodes[0]",
+        "same server");
+    refused(
+        b -> b.nodes("redis://cache.example:6379", "redis://cache.example"),
+        "nodes[1]",
+        "nodes[0]",
+        "same server");
+    refused(
+        b -> b.nodes("redis://Cache.Example", "rediss://cache.example:6379/2"),
+        "nodes[1]",
+        "nodes[0]",
+        "same server");
+    assertThatCode(
+            () ->
+                RedlockConfig.builder()
+                    .nodes("redis://a:6379", "redis://a:6380", "redis://b:6379")
+                    .build())
         .doesNotThrowAnyException();
   }
 
   @Test
   void errorMessagesAboutNodesNeverShowAPassword() {
-    assertThatThrownBy(() -> RedlockConfig.builder()
-        .nodes("redis://alice:s3cret@a:1", "redis://bob:s3cret@A:1").build())
+    assertThatThrownBy(
+            () ->
+                RedlockConfig.builder()
+                    .nodes("redis://alice:s3cret@a:1", "redis://bob:s3cret@A:1")
+                    .build())
         .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("same server")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
@@ -78,11 +94,15 @@ class RedlockConfigTest {
 
   @Test
   void quorumAndRestartGuardWindowFollowTheNodesAndMaxTtl() {
-    RedlockConfig three = RedlockConfig.builder().nodes("redis://a:1", "redis://b:1",
-        "redis://c:1").build();
+    RedlockConfig three =
+        RedlockConfig.builder().nodes("redis://a:1", "redis://b:1", "redis://c:1").build();
     assertThat(three.quorum()).isEqualTo(2);
-    assertThat(three.toBuilder().nodes("redis://a:1", "redis://b:1", "redis://c:1",
-        "redis://d:1").build().quorum()).isEqualTo(3);
+    assertThat(
+            three.toBuilder()
+                .nodes("redis://a:1", "redis://b:1", "redis://c:1", "redis://d:1")
+                .build()
+                .quorum())
+        .isEqualTo(3);
     // 60 s plus its drift margin: 60 s x 0.01 + 2 ms
     assertThat(three.restartGuardWindow()).isEqualTo(Duration.ofMillis(60_602));
   }
@@ -97,14 +117,23 @@ class RedlockConfigTest {
   @Test
   void ttlLeavingNoValidityAfterTheDriftIsRefused() {
     // 2 ms: drift = 0.02 ms + 2 ms > 2 ms
-    refused(b -> b.ttl(Duration.ofMillis(2)).nodeTimeout(Duration.ofMillis(1)),
-        "ttl", "2 ms", "drift");
+    refused(
+        b -> b.ttl(Duration.ofMillis(2)).nodeTimeout(Duration.ofMillis(1)), "ttl", "2 ms", "drift");
     // 3 ms with drift factor 0.4: drift = 1.2 ms + 2 ms > 3 ms
-    refused(b -> b.ttl(Duration.ofMillis(3)).nodeTimeout(Duration.ofMillis(1)).driftFactor(0.4),
-        "ttl", "3 ms", "drift");
+    refused(
+        b -> b.ttl(Duration.ofMillis(3)).nodeTimeout(Duration.ofMillis(1)).driftFactor(0.4),
+        "ttl",
+        "3 ms",
+        "drift");
     // 3 ms without drift factor: 1 ms of validity is left
-    assertThatCode(() -> valid().ttl(Duration.ofMillis(3)).nodeTimeout(Duration.ofMillis(1))
-        .driftFactor(0).build()).doesNotThrowAnyException();
+    assertThatCode(
+            () ->
+                valid()
+                    .ttl(Duration.ofMillis(3))
+                    .nodeTimeout(Duration.ofMillis(1))
+                    .driftFactor(0)
+                    .build())
+        .doesNotThrowAnyException();
   }
 
   @Test
@@ -139,17 +168,24 @@ class RedlockConfigTest {
 
   @Test
   void nodeTimeoutNotShorterThanTtlIsRefused() {
-    refused(b -> b.ttl(Duration.ofSeconds(1)).nodeTimeout(Duration.ofSeconds(1)),
-        "nodeTimeout", "1000 ms", "shorter than ttl");
-    refused(b -> b.ttl(Duration.ofSeconds(1)).nodeTimeout(Duration.ofSeconds(2)),
-        "nodeTimeout", "2000 ms", "shorter than ttl", "1000 ms");
+    refused(
+        b -> b.ttl(Duration.ofSeconds(1)).nodeTimeout(Duration.ofSeconds(1)),
+        "nodeTimeout",
+        "1000 ms",
+        "shorter than ttl");
+    refused(
+        b -> b.ttl(Duration.ofSeconds(1)).nodeTimeout(Duration.ofSeconds(2)),
+        "nodeTimeout",
+        "2000 ms",
+        "shorter than ttl",
+        "1000 ms");
   }
 
   @Test
   void connectTimeoutNotPositiveIsRefused() {
     refused(b -> b.connectTimeout(Duration.ZERO), "connectTimeout", "0 ms", "more than 0");
-    refused(b -> b.connectTimeout(Duration.ofSeconds(-1)), "connectTimeout", "-1000 ms",
-        "more than 0");
+    refused(
+        b -> b.connectTimeout(Duration.ofSeconds(-1)), "connectTimeout", "-1000 ms", "more than 0");
   }
 
   @Test
@@ -169,16 +205,32 @@ class RedlockConfigTest {
     refused(b -> b.retryDelay(Duration.ofMillis(-1)), "retryDelay", "-1 ms", "0 or more");
     refused(b -> b.retryJitter(Duration.ofMillis(-1)), "retryJitter", "-1 ms", "0 or more");
     refused(b -> b.maxWait(Duration.ofMillis(-1)), "maxWait", "-1 ms", "0 or more");
-    assertThatCode(() -> valid().retryCount(0).retryDelay(Duration.ZERO)
-        .retryJitter(Duration.ZERO).maxWait(Duration.ZERO).build()).doesNotThrowAnyException();
+    assertThatCode(
+            () ->
+                valid()
+                    .retryCount(0)
+                    .retryDelay(Duration.ZERO)
+                    .retryJitter(Duration.ZERO)
+                    .maxWait(Duration.ZERO)
+                    .build())
+        .doesNotThrowAnyException();
   }
 
   @Test
   void retryJitterLargerThanTheDelayIsRefused() {
-    refused(b -> b.retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ofMillis(101)),
-        "retryJitter", "101 ms", "retryDelay", "100 ms");
-    assertThatCode(() -> valid().retryDelay(Duration.ofMillis(100))
-        .retryJitter(Duration.ofMillis(100)).build()).doesNotThrowAnyException();
+    refused(
+        b -> b.retryDelay(Duration.ofMillis(100)).retryJitter(Duration.ofMillis(101)),
+        "retryJitter",
+        "101 ms",
+        "retryDelay",
+        "100 ms");
+    assertThatCode(
+            () ->
+                valid()
+                    .retryDelay(Duration.ofMillis(100))
+                    .retryJitter(Duration.ofMillis(100))
+                    .build())
+        .doesNotThrowAnyException();
   }
 
   @Test
@@ -192,7 +244,10 @@ class RedlockConfigTest {
   @Test
   void autoExtendThresholdOutsideZeroToOneIsRefused() {
     for (double bad : new double[] {0.0, 1.0, -0.5, 1.5, Double.NaN}) {
-      refused(b -> b.autoExtendThreshold(bad), "autoExtendThreshold", String.valueOf(bad),
+      refused(
+          b -> b.autoExtendThreshold(bad),
+          "autoExtendThreshold",
+          String.valueOf(bad),
           "between 0 and 1");
     }
     assertThatCode(() -> valid().autoExtendThreshold(0.01).build()).doesNotThrowAnyException();
@@ -223,21 +278,25 @@ class RedlockConfigTest {
   }
 
   private static void npe(ThrowingCallable call, String setting) {
-    assertThatThrownBy(call).isInstanceOf(NullPointerException.class)
-        .hasMessageContaining(setting);
+    assertThatThrownBy(call).isInstanceOf(NullPointerException.class).hasMessageContaining(setting);
   }
 
   // ---- toString ----
 
   @Test
   void toStringNeverShowsAPassword() {
-    RedlockConfig fromUri = RedlockConfig.builder()
-        .nodes("redis://alice:s3cret@h:1", "redis://:s3cret@h:2", "redis://s3cret@h:3").build();
-    assertThat(fromUri.toString()).doesNotContain("s3cret")
+    RedlockConfig fromUri =
+        RedlockConfig.builder()
+            .nodes("redis://alice:s3cret@h:1", "redis://:s3cret@h:2", "redis://s3cret@h:3")
+            .build();
+    assertThat(fromUri.toString())
+        .doesNotContain("s3cret")
         .contains("redis://alice:****@h:1", "****@h:2", "****@h:3");
 
     RedlockConfig fromSetting = valid().username("alice").password("s3cret").build();
-    assertThat(fromSetting.toString()).doesNotContain("s3cret").contains("password=****")
+    assertThat(fromSetting.toString())
+        .doesNotContain("s3cret")
+        .contains("password=****")
         .contains("alice");
     assertThat(fromSetting.password()).isEqualTo("s3cret");
   }
@@ -293,20 +352,21 @@ class RedlockConfigTest {
   @Test
   void everySettingTakesPartInEquality() {
     RedlockConfig base = allNonDefault();
-    List<UnaryOperator<RedlockConfig.Builder>> changes = List.of(
-        b -> b.nodes("redis://a:6379"),
-        b -> b.username("bob"),
-        b -> b.password("other"),
-        b -> b.ttl(Duration.ofSeconds(8)),
-        b -> b.nodeTimeout(Duration.ofMillis(21)),
-        b -> b.connectTimeout(Duration.ofSeconds(4)),
-        b -> b.driftFactor(0.03),
-        b -> b.retryCount(5),
-        b -> b.retryDelay(Duration.ofMillis(301)),
-        b -> b.retryJitter(Duration.ofMillis(51)),
-        b -> b.maxWait(Duration.ofSeconds(6)),
-        b -> b.keyPrefix("other:"),
-        b -> b.autoExtendThreshold(0.4));
+    List<UnaryOperator<RedlockConfig.Builder>> changes =
+        List.of(
+            b -> b.nodes("redis://a:6379"),
+            b -> b.username("bob"),
+            b -> b.password("other"),
+            b -> b.ttl(Duration.ofSeconds(8)),
+            b -> b.nodeTimeout(Duration.ofMillis(21)),
+            b -> b.connectTimeout(Duration.ofSeconds(4)),
+            b -> b.driftFactor(0.03),
+            b -> b.retryCount(5),
+            b -> b.retryDelay(Duration.ofMillis(301)),
+            b -> b.retryJitter(Duration.ofMillis(51)),
+            b -> b.maxWait(Duration.ofSeconds(6)),
+            b -> b.keyPrefix("other:"),
+            b -> b.autoExtendThreshold(0.4));
     for (int i = 0; i < changes.size(); i++) {
       RedlockConfig changed = changes.get(i).apply(base.toBuilder()).build();
       assertThat(changed).as("change #%d", i).isNotEqualTo(base);
@@ -342,8 +402,7 @@ class RedlockConfigTest {
     assertThat(config.retryJitter()).isEqualTo(RedlockConfig.DEFAULT_RETRY_JITTER);
     assertThat(config.maxWait()).isEqualTo(RedlockConfig.DEFAULT_MAX_WAIT);
     assertThat(config.keyPrefix()).isEqualTo(RedlockConfig.DEFAULT_KEY_PREFIX);
-    assertThat(config.autoExtendThreshold())
-        .isEqualTo(RedlockConfig.DEFAULT_AUTO_EXTEND_THRESHOLD);
+    assertThat(config.autoExtendThreshold()).isEqualTo(RedlockConfig.DEFAULT_AUTO_EXTEND_THRESHOLD);
     // and the constants are what their documentation says
     assertThat(RedlockConfig.DEFAULT_TTL).isEqualTo(Duration.ofSeconds(30));
     assertThat(RedlockConfig.DEFAULT_NODE_TIMEOUT).isEqualTo(Duration.ofMillis(50));

@@ -152,8 +152,14 @@ class RedlockListenerTest {
   @Test
   void anUnavailableAcquisitionReportsEveryAttemptAndTheTimeItTook() {
     Recorder r = new Recorder();
-    SimCluster c = new SimCluster(3, b -> b.listener(r).retryCount(2)
-        .retryDelay(Duration.ofMillis(200)).retryJitter(Duration.ZERO));
+    SimCluster c =
+        new SimCluster(
+            3,
+            b ->
+                b.listener(r)
+                    .retryCount(2)
+                    .retryDelay(Duration.ofMillis(200))
+                    .retryJitter(Duration.ZERO));
     c.node(0).put("r", "other", TTL);
     c.node(1).put("r", "other", TTL);
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
@@ -165,8 +171,11 @@ class RedlockListenerTest {
     assertThat(finished.attempts()).isEqualTo(3);
     assertThat(finished.elapsed()).isEqualTo(Duration.ofMillis(400));
     assertThat(finished.lease()).isNull();
-    assertThat(votes(r, Operation.ACQUIRE)).hasSize(9)
-        .containsOnly(Vote.TAKEN, Vote.GRANTED).filteredOn(v -> v == Vote.TAKEN).hasSize(6);
+    assertThat(votes(r, Operation.ACQUIRE))
+        .hasSize(9)
+        .containsOnly(Vote.TAKEN, Vote.GRANTED)
+        .filteredOn(v -> v == Vote.TAKEN)
+        .hasSize(6);
   }
 
   @Test
@@ -177,7 +186,8 @@ class RedlockListenerTest {
     CompletableFuture<Lease> lease = c.redlock.acquireAsync("r", TTL);
     lease.cancel(false);
     c.time.advance(Duration.ofMillis(20));
-    assertThat(r.of(AcquireFinished.class)).extracting(AcquireFinished::outcome)
+    assertThat(r.of(AcquireFinished.class))
+        .extracting(AcquireFinished::outcome)
         .containsExactly(AcquireOutcome.CANCELLED);
     assertThat(c.holding("r")).isZero();
   }
@@ -199,12 +209,20 @@ class RedlockListenerTest {
     c.node(1).put("r", "other", TTL);
     assertThatThrownBy(() -> lease.extend(TTL)).isInstanceOf(LeaseLostException.class);
 
-    assertThat(r.of(Extension.class)).extracting(Extension::outcome).containsExactly(
-        ExtendOutcome.EXTENDED, ExtendOutcome.UNCONFIRMED, ExtendOutcome.LOST);
-    assertThat(votes(r, Operation.EXTEND)).containsExactly(
-        Vote.GRANTED, Vote.GRANTED, Vote.GRANTED,
-        Vote.GRANTED, Vote.TIMEOUT, Vote.TIMEOUT,
-        Vote.TAKEN, Vote.TAKEN, Vote.GRANTED);
+    assertThat(r.of(Extension.class))
+        .extracting(Extension::outcome)
+        .containsExactly(ExtendOutcome.EXTENDED, ExtendOutcome.UNCONFIRMED, ExtendOutcome.LOST);
+    assertThat(votes(r, Operation.EXTEND))
+        .containsExactly(
+            Vote.GRANTED,
+            Vote.GRANTED,
+            Vote.GRANTED,
+            Vote.GRANTED,
+            Vote.TIMEOUT,
+            Vote.TIMEOUT,
+            Vote.TAKEN,
+            Vote.TAKEN,
+            Vote.GRANTED);
     LeaseLost lost = r.of(LeaseLost.class).get(0);
     assertThat(lost.lease()).isSameAs(lease);
     assertThat(lost.cause()).isEqualTo(LossCause.NOT_HELD);
@@ -218,7 +236,8 @@ class RedlockListenerTest {
     c.time.advance(Duration.ofMillis(987));
     assertThat(r.of(LeaseLost.class)).isEmpty();
     c.time.advance(Duration.ofMillis(1));
-    assertThat(r.of(LeaseLost.class)).extracting(LeaseLost::cause)
+    assertThat(r.of(LeaseLost.class))
+        .extracting(LeaseLost::cause)
         .containsExactly(LossCause.EXPIRED);
   }
 
@@ -231,7 +250,8 @@ class RedlockListenerTest {
     lease.releaseAsync();
     assertThat(r.of(Release.class)).isEmpty();
     c.time.advance(Duration.ofMillis(7));
-    assertThat(r.of(Release.class)).extracting(Release::elapsed)
+    assertThat(r.of(Release.class))
+        .extracting(Release::elapsed)
         .containsExactly(Duration.ofMillis(7));
     assertThat(r.of(Release.class).get(0).lease()).isSameAs(lease);
   }
@@ -271,13 +291,18 @@ class RedlockListenerTest {
 
   @Test
   void theConfigurationShowsHowManyListenersAndNoSecret() {
-    RedlockConfig config = RedlockConfig.builder().nodes("redis://u:s3cret@h:1")
-        .password("pw-secret").listener(new Recorder()).build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes("redis://u:s3cret@h:1")
+            .password("pw-secret")
+            .listener(new Recorder())
+            .build();
     assertThat(config.toString()).contains("listeners=1").doesNotContain("s3cret", "pw-secret");
     assertThat(config.toBuilder().build()).isEqualTo(config);
     assertThat(RedlockConfig.builder().nodes("redis://h:1").build().toString())
         .doesNotContain("listeners");
     assertThatThrownBy(() -> RedlockConfig.builder().listener(null))
-        .isInstanceOf(NullPointerException.class).hasMessage("listener");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("listener");
   }
 }

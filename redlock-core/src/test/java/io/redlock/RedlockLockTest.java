@@ -17,8 +17,14 @@ class RedlockLockTest {
   private static final Duration TTL = Duration.ofSeconds(10);
 
   private static SimCluster cluster() {
-    return new SimCluster(3, b -> b.ttl(TTL).retryCount(2).maxWait(Duration.ofSeconds(1))
-        .retryDelay(Duration.ofMillis(200)).retryJitter(Duration.ofMillis(100)));
+    return new SimCluster(
+        3,
+        b ->
+            b.ttl(TTL)
+                .retryCount(2)
+                .maxWait(Duration.ofSeconds(1))
+                .retryDelay(Duration.ofMillis(200))
+                .retryJitter(Duration.ofMillis(100)));
   }
 
   private static void takenByAnother(SimCluster c, Duration ttl) {
@@ -49,7 +55,8 @@ class RedlockLockTest {
     lock.unlock();
     assertThat(lock.isLocked()).isFalse();
     assertThat(c.holding("r")).isZero();
-    assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+    assertThatThrownBy(lock::unlock)
+        .isInstanceOf(IllegalMonitorStateException.class)
         .hasMessageContaining("not held by the current thread");
   }
 
@@ -58,10 +65,12 @@ class RedlockLockTest {
     SimCluster c = cluster();
     RedlockLock lock = c.redlock.asLock("r");
     String[] token = new String[1];
-    Thread holder = new Thread(() -> {
-      lock.lock();
-      token[0] = lock.lease().token();
-    });
+    Thread holder =
+        new Thread(
+            () -> {
+              lock.lock();
+              token[0] = lock.lease().token();
+            });
     holder.start();
     holder.join(20_000);
     assertThat(token[0]).as("the other thread holds it").isNotNull();
@@ -114,8 +123,8 @@ class RedlockLockTest {
     long start = c.time.nanoTime();
 
     assertThat(lock.tryLock(5, TimeUnit.SECONDS)).isTrue();
-    assertThat(c.time.nanoTime() - start).isBetween(TimeUnit.SECONDS.toNanos(2),
-        TimeUnit.SECONDS.toNanos(5) - 1);
+    assertThat(c.time.nanoTime() - start)
+        .isBetween(TimeUnit.SECONDS.toNanos(2), TimeUnit.SECONDS.toNanos(5) - 1);
     assertThat(c.holding("r", lock.lease().token())).isEqualTo(3);
     lock.unlock();
   }
@@ -211,18 +220,19 @@ class RedlockLockTest {
   void badInputGetsTheSameErrorAsAcquire() {
     SimCluster c = cluster();
     Redlock r = c.redlock;
-    assertSameError(() -> r.asLock(null),
-        () -> r.acquireAsync(java.util.Collections.singletonList(null), TTL));
+    assertSameError(
+        () -> r.asLock(null), () -> r.acquireAsync(java.util.Collections.singletonList(null), TTL));
     assertSameError(() -> r.asLock(""), () -> r.acquireAsync("", TTL));
     String huge = "x".repeat(RedlockConfig.MAX_KEY_BYTES + 1);
     assertSameError(() -> r.asLock(huge), () -> r.acquireAsync(huge, TTL));
     Duration tooShort = Duration.ofMillis(20); // not longer than the 50 ms node timeout
     assertSameError(() -> r.asLock("r", tooShort), () -> r.acquireAsync("r", tooShort));
     assertSameError(() -> r.asLock("r", null), () -> r.acquireAsync("r", null));
-    assertSameError(() -> r.asLock("r", Duration.ofDays(400)),
-        () -> r.acquireAsync("r", Duration.ofDays(400)));
+    assertSameError(
+        () -> r.asLock("r", Duration.ofDays(400)), () -> r.acquireAsync("r", Duration.ofDays(400)));
     assertThatThrownBy(() -> r.asLock("r", Duration.ofDays(400)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTtl");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxTtl");
   }
 
   @Test

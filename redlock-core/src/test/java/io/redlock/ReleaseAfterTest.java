@@ -64,12 +64,15 @@ class ReleaseAfterTest {
     SimCluster c = cluster();
     Lease lease = c.redlock.acquireAsync("r", TTL).join();
     assertThatThrownBy(() -> lease.releaseAfter(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("delay")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("delay")
         .hasMessageContaining("1 ms to maxTtl (60 s)");
     assertThatThrownBy(() -> lease.releaseAfter(Duration.ofSeconds(61)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("delay");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("delay");
     assertThatThrownBy(() -> lease.releaseAfter(null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("delay");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("delay");
     assertThat(lease.isValid()).isTrue(); // a refused call changes nothing
   }
 }

@@ -18,8 +18,10 @@ import org.junit.jupiter.api.Test;
 /** The restart guard and the start-up checks of DESIGN §3, over simulated nodes. */
 class RestartGuardTest {
   private static final Duration TTL = Duration.ofSeconds(10);
+
   /** maxTtl plus its drift margin, with maxTtl = TTL. */
   private static final Duration HOLD_BACK = Duration.ofMillis(10_000 + 100 + 2);
+
   private static final String MARKER = FreshMarker.key("");
   private static final NodeInfo.Persistence AOF_ALWAYS =
       new NodeInfo.Persistence(true, "always", false, true);
@@ -62,8 +64,10 @@ class RestartGuardTest {
     LockUnavailableException e = failure(c.redlock.acquireAsync("r", TTL));
     assertThat(e.lastOutcomes()).filteredOn(o -> o.vote() == Vote.HELD_BACK).hasSize(2);
     // restarted at +0, probed at +1 s: one node more counts for a majority in 10.102 - 2 s
-    assertThat(e.getMessage()).contains("2 node(s) held back by the restart guard")
-        .contains("majority in 8102 ms").contains("redlock init");
+    assertThat(e.getMessage())
+        .contains("2 node(s) held back by the restart guard")
+        .contains("majority in 8102 ms")
+        .contains("redlock init");
   }
 
   @Test
@@ -82,16 +86,17 @@ class RestartGuardTest {
     SimCluster c = cluster(3);
     assertThatThrownBy(() -> c.redlock.acquireAsync("long", Duration.ofHours(6)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("ttl 360 min").hasMessageContaining("maxTtl (10 s)");
+        .hasMessageContaining("ttl 360 min")
+        .hasMessageContaining("maxTtl (10 s)");
     Lease lease = c.redlock.acquireAsync("r", TTL).join();
     assertThatThrownBy(() -> lease.extend(Duration.ofHours(6)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxTtl");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxTtl");
     lease.release();
     c.node(0).restartEmpty();
     c.node(1).crash();
     c.time.advanceInSteps(HOLD_BACK.plusSeconds(1), Duration.ofMillis(500));
-    assertThat(c.redlock.acquireAsync("s", TTL)).as("node 0 counts after one window")
-        .isCompleted();
+    assertThat(c.redlock.acquireAsync("s", TTL)).as("node 0 counts after one window").isCompleted();
   }
 
   @Test
@@ -327,24 +332,32 @@ class RestartGuardTest {
   @Test
   void twoUrisReachingOneServerAreRefusedAtStart() {
     FakeTime time = new FakeTime();
-    List<SimulatedNode> nodes = List.of(new SimulatedNode("sim://a", time),
-        new SimulatedNode("sim://b", time), new SimulatedNode("sim://c", time));
+    List<SimulatedNode> nodes =
+        List.of(
+            new SimulatedNode("sim://a", time),
+            new SimulatedNode("sim://b", time),
+            new SimulatedNode("sim://c", time));
     nodes.get(2).sameServerAs(nodes.get(0));
     assertThatThrownBy(() -> redlockOver(nodes, time))
         .isInstanceOf(RedlockConfigException.class)
-        .hasMessageContaining("sim://a").hasMessageContaining("sim://c")
+        .hasMessageContaining("sim://a")
+        .hasMessageContaining("sim://c")
         .hasMessageContaining("same server");
   }
 
   @Test
   void aReplicaIsRefusedAtStart() {
     FakeTime time = new FakeTime();
-    List<SimulatedNode> nodes = List.of(new SimulatedNode("sim://a", time),
-        new SimulatedNode("sim://b", time), new SimulatedNode("sim://c", time));
+    List<SimulatedNode> nodes =
+        List.of(
+            new SimulatedNode("sim://a", time),
+            new SimulatedNode("sim://b", time),
+            new SimulatedNode("sim://c", time));
     nodes.get(1).becomeReplica();
     assertThatThrownBy(() -> redlockOver(nodes, time))
         .isInstanceOf(RedlockConfigException.class)
-        .hasMessageContaining("sim://b").hasMessageContaining("replica");
+        .hasMessageContaining("sim://b")
+        .hasMessageContaining("replica");
   }
 
   private static Redlock redlockOver(List<SimulatedNode> nodes, FakeTime time) {
@@ -352,11 +365,11 @@ class RestartGuardTest {
     for (SimulatedNode node : nodes) {
       uris.add(node.name());
     }
-    RedlockConfig config = RedlockConfig.builder().nodes(uris).ttl(TTL).maxTtl(TTL)
-        .retryCount(0).build();
+    RedlockConfig config =
+        RedlockConfig.builder().nodes(uris).ttl(TTL).maxTtl(TTL).retryCount(0).build();
     try {
-      return Redlock.over(config, List.<NodeClient>copyOf(nodes), time, new Random(1),
-          Runnable::run);
+      return Redlock.over(
+          config, List.<NodeClient>copyOf(nodes), time, new Random(1), Runnable::run);
     } catch (java.util.concurrent.CompletionException e) {
       throw (RuntimeException) e.getCause();
     }

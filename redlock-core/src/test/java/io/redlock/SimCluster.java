@@ -25,8 +25,8 @@ final class SimCluster {
       nodes.add(new SimulatedNode("sim://node" + i, time));
     }
     RedlockConfig config = settings.apply(RedlockConfig.builder().nodes(uris)).build();
-    redlock = Redlock.over(config, List.<NodeClient>copyOf(nodes), time, new Random(42),
-        Runnable::run);
+    redlock =
+        Redlock.over(config, List.<NodeClient>copyOf(nodes), time, new Random(42), Runnable::run);
   }
 
   SimCluster(int n) {

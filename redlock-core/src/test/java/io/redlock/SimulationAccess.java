@@ -13,8 +13,8 @@ import java.util.Random;
 public final class SimulationAccess {
   private SimulationAccess() {}
 
-  public static Redlock over(RedlockConfig config, List<NodeClient> nodes, TimeSource time,
-      Random random) {
+  public static Redlock over(
+      RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random) {
     return Redlock.over(config, nodes, time, random, Runnable::run);
   }
 }

@@ -24,8 +24,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
 import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
@@ -71,14 +71,15 @@ final class Adapters {
 
   /** This project's Redlock over the given nodes (Lettuce transport, declared fresh). */
   static LockUnderTest redlock(String name, List<String> uris, Retry retry) {
-    RedlockConfig config = RedlockConfig.builder()
-        .nodes(uris)
-        .ttl(TTL)
-        .retryCount(1_000_000)
-        .retryDelay(retry.delay())
-        .retryJitter(retry.jitter())
-        .maxWait(retry.maxWait())
-        .build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes(uris)
+            .ttl(TTL)
+            .retryCount(1_000_000)
+            .retryDelay(retry.delay())
+            .retryJitter(retry.jitter())
+            .maxWait(retry.maxWait())
+            .build();
     // The harness started these servers for the run; the keys other implementations left
     // on them are not leases of any client of ours: declare them fresh without looking, so
     // that the restart guard (on, as in production) counts them at once.
@@ -188,8 +189,8 @@ final class Adapters {
             return null;
           }
         }
-        return () -> sync.<Long>evalsha(sha, ScriptOutputType.INTEGER, new String[] {resource},
-            token);
+        return () ->
+            sync.<Long>evalsha(sha, ScriptOutputType.INTEGER, new String[] {resource}, token);
       }
 
       @Override
@@ -209,9 +210,10 @@ final class Adapters {
    * and polls with the shared retry delay.
    */
   static LockUnderTest lettuceFanout(String name, List<String> uris, Retry retry) {
-    ClientResources resources = DefaultClientResources.builder()
-        .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
-        .build();
+    ClientResources resources =
+        DefaultClientResources.builder()
+            .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
+            .build();
     List<RedisClient> clients = new ArrayList<>();
     List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
     List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
@@ -235,8 +237,8 @@ final class Adapters {
         long start = System.nanoTime();
         while (true) {
           String token = Long.toHexString(sequence.incrementAndGet());
-          boolean granted = majority(node -> node.set(resource, token, args)
-              .thenApply("OK"::equals));
+          boolean granted =
+              majority(node -> node.set(resource, token, args).thenApply("OK"::equals));
           if (granted) {
             return () -> release(resource, token);
           }
@@ -252,8 +254,11 @@ final class Adapters {
       }
 
       private void release(String resource, String token) throws InterruptedException {
-        majority(node -> node.<Long>evalsha(unlockSha, ScriptOutputType.INTEGER,
-            new String[] {resource}, token).thenApply(deleted -> true));
+        majority(
+            node ->
+                node.<Long>evalsha(
+                        unlockSha, ScriptOutputType.INTEGER, new String[] {resource}, token)
+                    .thenApply(deleted -> true));
       }
 
       /** Sends to every node at once; true once a quorum said yes, false once it cannot. */
@@ -264,15 +269,18 @@ final class Adapters {
         AtomicInteger yes = new AtomicInteger();
         AtomicInteger no = new AtomicInteger();
         for (RedisAsyncCommands<String, String> node : nodes) {
-          request.apply(node).whenComplete((ok, error) -> {
-            if (error == null && ok) {
-              if (yes.incrementAndGet() == quorum) {
-                decided.complete(true);
-              }
-            } else if (no.incrementAndGet() == nodes.size() - quorum + 1) {
-              decided.complete(false);
-            }
-          });
+          request
+              .apply(node)
+              .whenComplete(
+                  (ok, error) -> {
+                    if (error == null && ok) {
+                      if (yes.incrementAndGet() == quorum) {
+                        decided.complete(true);
+                      }
+                    } else if (no.incrementAndGet() == nodes.size() - quorum + 1) {
+                      decided.complete(false);
+                    }
+                  });
         }
         try {
           return decided.get();

@@ -19,8 +19,11 @@ final class CpuMeter {
   private final List<Long> serverPids;
 
   CpuMeter(List<Long> serverPids) {
-    this.os = ManagementFactory.getOperatingSystemMXBean()
-        instanceof com.sun.management.OperatingSystemMXBean bean ? bean : null;
+    this.os =
+        ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean bean
+            ? bean
+            : null;
     this.serverPids = List.copyOf(serverPids);
   }
 
@@ -32,8 +35,8 @@ final class CpuMeter {
     }
     double servers = 0;
     for (long pid : serverPids) {
-      Optional<Duration> cpu = ProcessHandle.of(pid)
-          .flatMap(process -> process.info().totalCpuDuration());
+      Optional<Duration> cpu =
+          ProcessHandle.of(pid).flatMap(process -> process.info().totalCpuDuration());
       servers += cpu.map(d -> (double) d.toNanos()).orElse(Double.NaN);
     }
     return new double[] {jvm, servers};

@@ -17,22 +17,40 @@ import org.HdrHistogram.Histogram;
  *     when not measured)
  * @param serverCpuMicros CPU time of the Redis servers per measured cycle, µs
  */
-record Figure(double p50Micros, double p99Micros, double p999Micros, double opsPerSecond,
-    long count, long failures, long violations, long lostUpdates, double clientCpuMicros,
+record Figure(
+    double p50Micros,
+    double p99Micros,
+    double p999Micros,
+    double opsPerSecond,
+    long count,
+    long failures,
+    long violations,
+    long lostUpdates,
+    double clientCpuMicros,
     double serverCpuMicros) {
 
   /**
    * @param cpuFrom {@link CpuMeter#sample()} at the start of the window
    * @param cpuTo the same at its end
    */
-  static Figure of(Histogram nanos, double seconds, long failures, long violations,
-      long lostUpdates, double[] cpuFrom, double[] cpuTo) {
+  static Figure of(
+      Histogram nanos,
+      double seconds,
+      long failures,
+      long violations,
+      long lostUpdates,
+      double[] cpuFrom,
+      double[] cpuTo) {
     long count = nanos.getTotalCount();
     return new Figure(
         count == 0 ? Double.NaN : nanos.getValueAtPercentile(50) / 1000.0,
         count == 0 ? Double.NaN : nanos.getValueAtPercentile(99) / 1000.0,
         count == 0 ? Double.NaN : nanos.getValueAtPercentile(99.9) / 1000.0,
-        count / seconds, count, failures, violations, lostUpdates,
+        count / seconds,
+        count,
+        failures,
+        violations,
+        lostUpdates,
         count == 0 ? Double.NaN : (cpuTo[0] - cpuFrom[0]) / count / 1000.0,
         count == 0 ? Double.NaN : (cpuTo[1] - cpuFrom[1]) / count / 1000.0);
   }

@@ -30,8 +30,15 @@ final class Load {
     volatile long counter;
   }
 
-  static Figure run(LockUnderTest impl, String prefix, int threads, boolean oneResource,
-      Duration warmup, Duration window, CpuMeter cpu) throws InterruptedException {
+  static Figure run(
+      LockUnderTest impl,
+      String prefix,
+      int threads,
+      boolean oneResource,
+      Duration warmup,
+      Duration window,
+      CpuMeter cpu)
+      throws InterruptedException {
     List<Histogram> histograms = new ArrayList<>();
     AtomicLong failures = new AtomicLong();
     AtomicLong violations = new AtomicLong();
@@ -47,68 +54,71 @@ final class Load {
       Histogram histogram = new Histogram(HIGHEST_NANOS, 3);
       histograms.add(histogram);
       String resource = oneResource ? prefix : prefix + ":" + t;
-      Thread worker = new Thread(() -> {
-        ready.countDown();
-        try {
-          go.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        long measureFrom = bounds[0];
-        long end = bounds[1];
-        long errorsSeen = 0;
-        while (true) {
-          long t0 = System.nanoTime();
-          if (t0 - end >= 0) {
-            break;
-          }
-          boolean measured = t0 - measureFrom >= 0;
-          AutoCloseable held;
-          try {
-            held = impl.lock(resource);
-          } catch (InterruptedException e) {
-            return;
-          } catch (Exception e) {
-            if (measured) {
-              failures.incrementAndGet();
-            }
-            if (errorsSeen++ == 0) {
-              synchronized (errors) {
-                errors.add(e);
-              }
-            }
-            sleepQuietly(1);
-            continue;
-          }
-          if (held == null) {
-            if (measured) {
-              failures.incrementAndGet();
-            }
-            continue;
-          }
-          if (oneResource) {
-            if (occupancy.incrementAndGet() != 1) {
-              violations.incrementAndGet();
-            }
-            shared.counter = shared.counter + 1; // deliberately not atomic
-            acquired.incrementAndGet();
-            occupancy.decrementAndGet();
-          }
-          try {
-            held.close();
-          } catch (Exception e) {
-            if (errorsSeen++ == 0) {
-              synchronized (errors) {
-                errors.add(e);
-              }
-            }
-          }
-          long t1 = System.nanoTime();
-          if (measured && t1 - end <= 0) {
-            histogram.recordValue(Math.min(Math.max(1, t1 - t0), HIGHEST_NANOS));
-          }
-        }
-      }, "bench-" + impl.name() + "-" + t);
+      Thread worker =
+          new Thread(
+              () -> {
+                ready.countDown();
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                long measureFrom = bounds[0];
+                long end = bounds[1];
+                long errorsSeen = 0;
+                while (true) {
+                  long t0 = System.nanoTime();
+                  if (t0 - end >= 0) {
+                    break;
+                  }
+                  boolean measured = t0 - measureFrom >= 0;
+                  AutoCloseable held;
+                  try {
+                    held = impl.lock(resource);
+                  } catch (InterruptedException e) {
+                    return;
+                  } catch (Exception e) {
+                    if (measured) {
+                      failures.incrementAndGet();
+                    }
+                    if (errorsSeen++ == 0) {
+                      synchronized (errors) {
+                        errors.add(e);
+                      }
+                    }
+                    sleepQuietly(1);
+                    continue;
+                  }
+                  if (held == null) {
+                    if (measured) {
+                      failures.incrementAndGet();
+                    }
+                    continue;
+                  }
+                  if (oneResource) {
+                    if (occupancy.incrementAndGet() != 1) {
+                      violations.incrementAndGet();
+                    }
+                    shared.counter = shared.counter + 1; // deliberately not atomic
+                    acquired.incrementAndGet();
+                    occupancy.decrementAndGet();
+                  }
+                  try {
+                    held.close();
+                  } catch (Exception e) {
+                    if (errorsSeen++ == 0) {
+                      synchronized (errors) {
+                        errors.add(e);
+                      }
+                    }
+                  }
+                  long t1 = System.nanoTime();
+                  if (measured && t1 - end <= 0) {
+                    histogram.recordValue(Math.min(Math.max(1, t1 - t0), HIGHEST_NANOS));
+                  }
+                }
+              },
+              "bench-" + impl.name() + "-" + t);
       worker.setDaemon(true);
       workers.add(worker);
       worker.start();
@@ -131,14 +141,15 @@ final class Load {
     }
     synchronized (errors) {
       for (Throwable e : errors) {
-        System.err.printf(Locale.ROOT, "  %s: error in a cycle (counted as failure): %s%n", impl.name(), e);
+        System.err.printf(
+            Locale.ROOT, "  %s: error in a cycle (counted as failure): %s%n", impl.name(), e);
       }
     }
     Histogram total = new Histogram(HIGHEST_NANOS, 3);
     histograms.forEach(total::add);
     long lost = oneResource ? acquired.get() - shared.counter : 0;
-    return Figure.of(total, window.toNanos() / 1e9, failures.get(), violations.get(), lost,
-        cpuFrom, cpuTo);
+    return Figure.of(
+        total, window.toNanos() / 1e9, failures.get(), violations.get(), lost, cpuFrom, cpuTo);
   }
 
   private static void sleepUntil(long nanoTime) throws InterruptedException {

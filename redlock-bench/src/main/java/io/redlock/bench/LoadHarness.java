@@ -44,10 +44,13 @@ public final class LoadHarness {
   static final String REDISSON_RLOCK = "redisson-rlock";
   static final String LETTUCE_RAW = "lettuce-raw";
   static final String LETTUCE_FANOUT = "lettuce-fanout";
+
   /** The {@code --impls} name that asks for every node-redlock line below. */
   static final String NODE_REDLOCK = "node-redlock";
+
   static final String NODE_REDLOCK_4 = "node-redlock-4.2.0";
   static final String NODE_REDLOCK_5 = "node-redlock-5.0.0-beta.2";
+
   /** The node-redlock lines measured side by side: result name to the peer's major version. */
   static final Map<String, String> NODE_LINES = nodeLines();
 
@@ -83,10 +86,16 @@ public final class LoadHarness {
     List<Integer> threads = List.of(1, 16, 64);
     int contendedThreads = 16;
     List<Integer> sweep = List.of(1, 3, 5, 7, 9);
-    Set<String> scenarios = new LinkedHashSet<>(List.of(LATENCY, "throughput", CONTENDED,
-        "sweep"));
-    Set<String> impls = new LinkedHashSet<>(List.of(Results.OURS, REDISSON_REDLOCK,
-        REDISSON_RLOCK, LETTUCE_RAW, LETTUCE_FANOUT, NODE_REDLOCK));
+    Set<String> scenarios = new LinkedHashSet<>(List.of(LATENCY, "throughput", CONTENDED, "sweep"));
+    Set<String> impls =
+        new LinkedHashSet<>(
+            List.of(
+                Results.OURS,
+                REDISSON_REDLOCK,
+                REDISSON_RLOCK,
+                LETTUCE_RAW,
+                LETTUCE_FANOUT,
+                NODE_REDLOCK));
     Duration retryDelay = Duration.ofMillis(2);
     Duration retryJitter = Duration.ofMillis(1);
     Duration maxWait = Duration.ofSeconds(10);
@@ -192,8 +201,8 @@ public final class LoadHarness {
         return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
       }
       if (v.endsWith("s")) {
-        return Duration.ofMillis((long) (Double.parseDouble(v.substring(0, v.length() - 1))
-            * 1000));
+        return Duration.ofMillis(
+            (long) (Double.parseDouble(v.substring(0, v.length() - 1)) * 1000));
       }
       if (v.endsWith("m")) {
         return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
@@ -222,9 +231,13 @@ public final class LoadHarness {
     Results results = new Results(o.rounds);
     long started = System.nanoTime();
     try (RedisServers servers = RedisServers.start(fleet)) {
-      machine.redisVersion = Machine.field(String.valueOf(servers.command(0, "INFO", "server")),
-          "redis_version");
-      System.out.printf(Locale.ROOT, "%d redis-server(s) %s on %s%n", fleet, machine.redisVersion,
+      machine.redisVersion =
+          Machine.field(String.valueOf(servers.command(0, "INFO", "server")), "redis_version");
+      System.out.printf(
+          Locale.ROOT,
+          "%d redis-server(s) %s on %s%n",
+          fleet,
+          machine.redisVersion,
           servers.uris());
       runFiveNode(o, servers, results);
       if (o.scenarios.contains("sweep")) {
@@ -251,8 +264,10 @@ public final class LoadHarness {
 
   private static void runFiveNode(Options o, RedisServers servers, Results results)
       throws InterruptedException {
-    boolean any = o.scenarios.contains(LATENCY) || o.scenarios.contains("throughput")
-        || o.scenarios.contains(CONTENDED);
+    boolean any =
+        o.scenarios.contains(LATENCY)
+            || o.scenarios.contains("throughput")
+            || o.scenarios.contains(CONTENDED);
     if (!any) {
       return;
     }
@@ -292,7 +307,8 @@ public final class LoadHarness {
         scenarios.put(CONTENDED, new int[] {o.contendedThreads, 1});
       }
       for (int r = 0; r < o.rounds; r++) {
-        System.out.printf(Locale.ROOT, "%n== round %d of %d, %d nodes ==%n", r + 1, o.rounds, o.nodes);
+        System.out.printf(
+            Locale.ROOT, "%n== round %d of %d, %d nodes ==%n", r + 1, o.rounds, o.nodes);
         for (Map.Entry<String, int[]> s : scenarios.entrySet()) {
           List<Participant> turn = new ArrayList<>();
           for (LockUnderTest impl : impls) {
@@ -304,14 +320,27 @@ public final class LoadHarness {
           for (Participant p : rotate(turn, r)) {
             if (p.impl() != null) {
               String prefix = "bench:" + p.name() + ":" + s.getKey();
-              Figure f = Load.run(p.impl(), prefix, s.getValue()[0], s.getValue()[1] == 1,
-                  o.warmup, o.duration, cpu);
+              Figure f =
+                  Load.run(
+                      p.impl(),
+                      prefix,
+                      s.getValue()[0],
+                      s.getValue()[1] == 1,
+                      o.warmup,
+                      o.duration,
+                      cpu);
               results.put(s.getKey(), p.name(), r, f);
               print(s.getKey(), p.name(), p.impl().nodes(), s.getValue()[0], f);
             } else {
-              Figure f = node.latency(p.nodeLine(), servers.uris().subList(0, o.nodes).stream()
-                  .map(u -> Integer.parseInt(u.substring(u.lastIndexOf(':') + 1))).toList(),
-                  "bench:" + p.name() + ":latency", o.warmup, o.duration);
+              Figure f =
+                  node.latency(
+                      p.nodeLine(),
+                      servers.uris().subList(0, o.nodes).stream()
+                          .map(u -> Integer.parseInt(u.substring(u.lastIndexOf(':') + 1)))
+                          .toList(),
+                      "bench:" + p.name() + ":latency",
+                      o.warmup,
+                      o.duration);
               if (f != null) {
                 results.put(LATENCY, p.name(), r, f);
                 print(LATENCY, p.name(), o.nodes, 1, f);
@@ -342,10 +371,12 @@ public final class LoadHarness {
           impls.add(Adapters.lettuceFanout(LETTUCE_FANOUT, uris, retry(o)));
         }
         for (int r = 0; r < o.rounds; r++) {
-          System.out.printf(Locale.ROOT, "%n== sweep N=%d, round %d of %d ==%n", n, r + 1, o.rounds);
+          System.out.printf(
+              Locale.ROOT, "%n== sweep N=%d, round %d of %d ==%n", n, r + 1, o.rounds);
           for (LockUnderTest impl : rotate(impls, r)) {
-            Figure f = Load.run(impl, "bench:" + impl.name() + ":n" + n, 1, false, o.warmup,
-                o.duration, cpu);
+            Figure f =
+                Load.run(
+                    impl, "bench:" + impl.name() + ":n" + n, 1, false, o.warmup, o.duration, cpu);
             results.put(sweepScenario(n), impl.name(), r, f);
             print(sweepScenario(n), impl.name(), n, 1, f);
           }
@@ -378,11 +409,22 @@ public final class LoadHarness {
   }
 
   private static void print(String scenario, String impl, int nodes, int threads, Figure f) {
-    System.out.printf(Locale.ROOT,
+    System.out.printf(
+        Locale.ROOT,
         "%-12s %-17s N=%d T=%-3d ops/s=%10.0f p50=%8.1fµs p99=%8.1fµs p99.9=%8.1fµs"
             + " cpu/cycle=%.0f+%.0fµs failures=%d violations=%d lost=%d%n",
-        scenario, impl, nodes, threads, f.opsPerSecond(), f.p50Micros(), f.p99Micros(),
-        f.p999Micros(), f.clientCpuMicros(), f.serverCpuMicros(), f.failures(), f.violations(),
+        scenario,
+        impl,
+        nodes,
+        threads,
+        f.opsPerSecond(),
+        f.p50Micros(),
+        f.p99Micros(),
+        f.p999Micros(),
+        f.clientCpuMicros(),
+        f.serverCpuMicros(),
+        f.failures(),
+        f.violations(),
         f.lostUpdates());
   }
 
@@ -399,16 +441,30 @@ public final class LoadHarness {
 
     static Machine describe() {
       Machine m = new Machine();
-      m.os = System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
-          + System.getProperty("os.arch") + ")";
+      m.os =
+          System.getProperty("os.name")
+              + " "
+              + System.getProperty("os.version")
+              + " ("
+              + System.getProperty("os.arch")
+              + ")";
       m.cores = Runtime.getRuntime().availableProcessors();
-      m.cpu = firstLine(Path.of("/proc/cpuinfo"), "model name", s -> s.replaceFirst(
-          "^model name\\s*:\\s*", ""));
-      m.memory = firstLine(Path.of("/proc/meminfo"), "MemTotal", s -> s.replaceFirst(
-          "^MemTotal:\\s*", ""));
+      m.cpu =
+          firstLine(
+              Path.of("/proc/cpuinfo"),
+              "model name",
+              s -> s.replaceFirst("^model name\\s*:\\s*", ""));
+      m.memory =
+          firstLine(
+              Path.of("/proc/meminfo"), "MemTotal", s -> s.replaceFirst("^MemTotal:\\s*", ""));
       m.loadAverage = firstLine(Path.of("/proc/loadavg"), "", s -> s);
-      m.jvm = System.getProperty("java.vm.name") + " " + System.getProperty("java.version")
-          + " (" + System.getProperty("java.vm.vendor") + ")";
+      m.jvm =
+          System.getProperty("java.vm.name")
+              + " "
+              + System.getProperty("java.version")
+              + " ("
+              + System.getProperty("java.vm.vendor")
+              + ")";
       m.date = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
       return m;
     }

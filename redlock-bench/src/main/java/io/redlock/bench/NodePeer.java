@@ -40,14 +40,14 @@ final class NodePeer {
       Files.createDirectories(work);
       for (String file : List.of("package.json", "package-lock.json", "bench.js")) {
         if (Files.isRegularFile(source.resolve(file))) {
-          Files.copy(source.resolve(file), work.resolve(file),
-              StandardCopyOption.REPLACE_EXISTING);
+          Files.copy(source.resolve(file), work.resolve(file), StandardCopyOption.REPLACE_EXISTING);
         }
       }
       if (!Files.isDirectory(work.resolve("node_modules"))) {
-        List<String> install = Files.isRegularFile(work.resolve("package-lock.json"))
-            ? List.of("npm", "ci", "--no-audit", "--no-fund")
-            : List.of("npm", "install", "--no-audit", "--no-fund");
+        List<String> install =
+            Files.isRegularFile(work.resolve("package-lock.json"))
+                ? List.of("npm", "ci", "--no-audit", "--no-fund")
+                : List.of("npm", "install", "--no-audit", "--no-fund");
         System.out.println("installing node-redlock into " + work + ": " + install);
         if (run(install, work, 600) == null) {
           System.err.println("node-redlock skipped: " + install + " failed");
@@ -65,21 +65,35 @@ final class NodePeer {
    * Uncontended acquire+release on one resource over {@code ports} with node-redlock's
    * {@code major} line ({@code "4"} or {@code "5"}); null if it failed.
    */
-  Figure latency(String major, List<Integer> ports, String resource, Duration warmup,
-      Duration window) {
-    List<String> command = new ArrayList<>(List.of("node", "bench.js", major,
-        String.join(",", ports.stream().map(String::valueOf).toList()), resource,
-        Long.toString(warmup.toMillis()), Long.toString(window.toMillis())));
+  Figure latency(
+      String major, List<Integer> ports, String resource, Duration warmup, Duration window) {
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "node",
+                "bench.js",
+                major,
+                String.join(",", ports.stream().map(String::valueOf).toList()),
+                resource,
+                Long.toString(warmup.toMillis()),
+                Long.toString(window.toMillis())));
     String out = run(command, work, warmup.toSeconds() + window.toSeconds() + 120);
     if (out == null) {
       return null;
     }
     String json = out.strip().lines().reduce((a, b) -> b).orElse("");
     try {
-      return new Figure(number(json, "p50Micros"), number(json, "p99Micros"),
-          number(json, "p999Micros"), number(json, "opsPerSecond"),
-          (long) number(json, "count"), (long) number(json, "failures"), 0, 0,
-          Double.NaN, Double.NaN); // its CPU is another process's: not measured
+      return new Figure(
+          number(json, "p50Micros"),
+          number(json, "p99Micros"),
+          number(json, "p999Micros"),
+          number(json, "opsPerSecond"),
+          (long) number(json, "count"),
+          (long) number(json, "failures"),
+          0,
+          0,
+          Double.NaN,
+          Double.NaN); // its CPU is another process's: not measured
     } catch (IllegalArgumentException e) {
       System.err.println("node-redlock: unexpected output: " + json);
       return null;
@@ -97,8 +111,11 @@ final class NodePeer {
   /** Runs a command; its standard output, or null if it failed or timed out. */
   private static String run(List<String> command, Path dir, long timeoutSeconds) {
     try {
-      Process process = new ProcessBuilder(command).directory(dir.toFile())
-          .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      Process process =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectError(ProcessBuilder.Redirect.INHERIT)
+              .start();
       byte[] out = process.getInputStream().readAllBytes();
       if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
         process.destroyForcibly();

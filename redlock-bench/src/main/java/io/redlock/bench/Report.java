@@ -65,26 +65,59 @@ final class Report {
   List<Target> targets() {
     String tp = "threads-" + (o.threads.isEmpty() ? 64 : o.threads.get(o.threads.size() - 1));
     List<Target> t = new ArrayList<>();
-    t.add(new Target("uncontended p50, redlock / redisson-redlock (5 nodes)",
-        results.ratios(LATENCY, OURS, LATENCY, REDISSON_REDLOCK, P50), "≤", 0.1));
+    t.add(
+        new Target(
+            "uncontended p50, redlock / redisson-redlock (5 nodes)",
+            results.ratios(LATENCY, OURS, LATENCY, REDISSON_REDLOCK, P50),
+            "≤",
+            0.1));
     for (String line : NODE_LINES.keySet()) {
-      t.add(new Target("uncontended p50, redlock / " + line + " (5 nodes)",
-          results.ratios(LATENCY, OURS, LATENCY, line, P50), "≤", 0.8));
+      t.add(
+          new Target(
+              "uncontended p50, redlock / " + line + " (5 nodes)",
+              results.ratios(LATENCY, OURS, LATENCY, line, P50),
+              "≤",
+              0.8));
     }
-    t.add(new Target("uncontended p50, redlock (5 nodes) / lettuce-raw (1 node)",
-        results.ratios(LATENCY, OURS, LATENCY, LETTUCE_RAW, P50), "≤", 1.6));
-    t.add(new Target("throughput " + tp + " distinct, redlock / redisson-redlock",
-        results.ratios(tp, OURS, tp, REDISSON_REDLOCK, OPS), "≥", 10));
-    t.add(new Target("throughput " + tp + " distinct, redlock (5 nodes) / lettuce-raw (1 node)",
-        results.ratios(tp, OURS, tp, LETTUCE_RAW, OPS), "≥", 0.5));
+    t.add(
+        new Target(
+            "uncontended p50, redlock (5 nodes) / lettuce-raw (1 node)",
+            results.ratios(LATENCY, OURS, LATENCY, LETTUCE_RAW, P50),
+            "≤",
+            1.6));
+    t.add(
+        new Target(
+            "throughput " + tp + " distinct, redlock / redisson-redlock",
+            results.ratios(tp, OURS, tp, REDISSON_REDLOCK, OPS),
+            "≥",
+            10));
+    t.add(
+        new Target(
+            "throughput " + tp + " distinct, redlock (5 nodes) / lettuce-raw (1 node)",
+            results.ratios(tp, OURS, tp, LETTUCE_RAW, OPS),
+            "≥",
+            0.5));
     int lastN = o.sweep.isEmpty() ? 9 : o.sweep.get(o.sweep.size() - 1);
     int firstN = o.sweep.isEmpty() ? 1 : o.sweep.get(0);
-    t.add(new Target("redlock p50 at N = " + lastN + " / at N = " + firstN,
-        results.ratios(LoadHarness.sweepScenario(lastN), OURS,
-            LoadHarness.sweepScenario(firstN), OURS, P50), "≤", 1.5));
-    t.add(new Target("contended throughput (" + o.contendedThreads
-        + " threads, one resource), redlock / redisson-redlock",
-        results.ratios(CONTENDED, OURS, CONTENDED, REDISSON_REDLOCK, OPS), "≥", 3));
+    t.add(
+        new Target(
+            "redlock p50 at N = " + lastN + " / at N = " + firstN,
+            results.ratios(
+                LoadHarness.sweepScenario(lastN),
+                OURS,
+                LoadHarness.sweepScenario(firstN),
+                OURS,
+                P50),
+            "≤",
+            1.5));
+    t.add(
+        new Target(
+            "contended throughput ("
+                + o.contendedThreads
+                + " threads, one resource), redlock / redisson-redlock",
+            results.ratios(CONTENDED, OURS, CONTENDED, REDISSON_REDLOCK, OPS),
+            "≥",
+            3));
     return t;
   }
 
@@ -98,29 +131,43 @@ final class Report {
     String last = LoadHarness.sweepScenario(lastN);
     String first = LoadHarness.sweepScenario(firstN);
     List<Floor> f = new ArrayList<>();
-    f.add(new Floor("uncontended p50, lettuce-raw (1 node) / redisson-redlock (5 nodes)",
-        results.ratios(LATENCY, LETTUCE_RAW, LATENCY, REDISSON_REDLOCK, P50),
-        "a 5-node cycle 0.1× Redisson's would have to beat this 1-node cycle by this much"));
+    f.add(
+        new Floor(
+            "uncontended p50, lettuce-raw (1 node) / redisson-redlock (5 nodes)",
+            results.ratios(LATENCY, LETTUCE_RAW, LATENCY, REDISSON_REDLOCK, P50),
+            "a 5-node cycle 0.1× Redisson's would have to beat this 1-node cycle by this much"));
     for (String line : NODE_LINES.keySet()) {
-      f.add(new Floor("uncontended p50, lettuce-fanout / " + line + " (5 nodes)",
-          results.ratios(LATENCY, LETTUCE_FANOUT, LATENCY, line, P50),
-          "the Lettuce floor of a 5-node cycle against " + line + "'s whole cycle"));
+      f.add(
+          new Floor(
+              "uncontended p50, lettuce-fanout / " + line + " (5 nodes)",
+              results.ratios(LATENCY, LETTUCE_FANOUT, LATENCY, line, P50),
+              "the Lettuce floor of a 5-node cycle against " + line + "'s whole cycle"));
     }
-    f.add(new Floor("uncontended p50, redlock / lettuce-fanout (5 nodes)",
-        results.ratios(LATENCY, OURS, LATENCY, LETTUCE_FANOUT, P50),
-        "what the algorithm adds to two fanned-out round trips"));
-    f.add(new Floor("lettuce-fanout p50 at N = " + lastN + " / at N = " + firstN,
-        results.ratios(last, LETTUCE_FANOUT, first, LETTUCE_FANOUT, P50),
-        "what fanning out to more local servers costs on these cores, with no algorithm"));
-    f.add(new Floor("redlock p50 / lettuce-fanout p50 at N = " + lastN,
-        results.ratios(last, OURS, last, LETTUCE_FANOUT, P50),
-        "what the algorithm adds at N = " + lastN));
-    f.add(new Floor("throughput " + tp + ", lettuce-fanout (5 nodes) / lettuce-raw (1 node)",
-        results.ratios(tp, LETTUCE_FANOUT, tp, LETTUCE_RAW, OPS),
-        "what five local servers allow against one, with no algorithm"));
-    f.add(new Floor("throughput " + tp + ", redlock / lettuce-fanout (5 nodes)",
-        results.ratios(tp, OURS, tp, LETTUCE_FANOUT, OPS),
-        "the share of that floor redlock reaches"));
+    f.add(
+        new Floor(
+            "uncontended p50, redlock / lettuce-fanout (5 nodes)",
+            results.ratios(LATENCY, OURS, LATENCY, LETTUCE_FANOUT, P50),
+            "what the algorithm adds to two fanned-out round trips"));
+    f.add(
+        new Floor(
+            "lettuce-fanout p50 at N = " + lastN + " / at N = " + firstN,
+            results.ratios(last, LETTUCE_FANOUT, first, LETTUCE_FANOUT, P50),
+            "what fanning out to more local servers costs on these cores, with no algorithm"));
+    f.add(
+        new Floor(
+            "redlock p50 / lettuce-fanout p50 at N = " + lastN,
+            results.ratios(last, OURS, last, LETTUCE_FANOUT, P50),
+            "what the algorithm adds at N = " + lastN));
+    f.add(
+        new Floor(
+            "throughput " + tp + ", lettuce-fanout (5 nodes) / lettuce-raw (1 node)",
+            results.ratios(tp, LETTUCE_FANOUT, tp, LETTUCE_RAW, OPS),
+            "what five local servers allow against one, with no algorithm"));
+    f.add(
+        new Floor(
+            "throughput " + tp + ", redlock / lettuce-fanout (5 nodes)",
+            results.ratios(tp, OURS, tp, LETTUCE_FANOUT, OPS),
+            "the share of that floor redlock reaches"));
     return f;
   }
 
@@ -135,13 +182,20 @@ final class Report {
       return;
     }
     md.append("## Floors\n\n");
-    md.append("Ratios between figures of the same run that show what these cores allow,"
-        + " whatever the client does (computed like the targets).\n\n");
+    md.append(
+        "Ratios between figures of the same run that show what these cores allow,"
+            + " whatever the client does (computed like the targets).\n\n");
     md.append("| Ratio | Median | Per round | Reading |\n| --- | --- | --- | --- |\n");
     for (Floor f : measured) {
-      md.append("| ").append(f.what()).append(" | ")
-          .append(fmtRatio(Results.median(f.perRound()))).append(" | ")
-          .append(perRound(f.perRound())).append(" | ").append(f.reading()).append(" |\n");
+      md.append("| ")
+          .append(f.what())
+          .append(" | ")
+          .append(fmtRatio(Results.median(f.perRound())))
+          .append(" | ")
+          .append(perRound(f.perRound()))
+          .append(" | ")
+          .append(f.reading())
+          .append(" |\n");
     }
     md.append('\n');
   }
@@ -149,62 +203,100 @@ final class Report {
   String markdown() {
     StringBuilder md = new StringBuilder();
     md.append("# Performance\n\n");
-    md.append("Generated by `io.redlock.bench.LoadHarness` (module `redlock-bench`); do not edit"
-        + " by hand, run `./bench` again.\n\n");
+    md.append(
+        "Generated by `io.redlock.bench.LoadHarness` (module `redlock-bench`); do not edit"
+            + " by hand, run `./bench` again.\n\n");
     if (isSmoke()) {
       md.append("> **Smoke run, not a measurement.** These figures come from a run with ")
-          .append(o.rounds).append(" round(s) of ").append(fmtDuration(o.duration))
-          .append(" after ").append(fmtDuration(o.warmup)).append(" of warm-up; a measurement"
-              + " is `./bench` with its defaults (3 rounds of 10 s after 3 s) on a quiet"
-              + " machine. Do not quote them.\n\n");
+          .append(o.rounds)
+          .append(" round(s) of ")
+          .append(fmtDuration(o.duration))
+          .append(" after ")
+          .append(fmtDuration(o.warmup))
+          .append(
+              " of warm-up; a measurement"
+                  + " is `./bench` with its defaults (3 rounds of 10 s after 3 s) on a quiet"
+                  + " machine. Do not quote them.\n\n");
     }
     md.append("## Machine\n\n");
     md.append("| | |\n| --- | --- |\n");
     md.append("| Date | ").append(machine.date).append(" |\n");
     md.append("| OS | ").append(machine.os).append(" |\n");
-    md.append("| CPU | ").append(machine.cpu).append(", ").append(machine.cores)
+    md.append("| CPU | ")
+        .append(machine.cpu)
+        .append(", ")
+        .append(machine.cores)
         .append(" cores available to the JVM |\n");
     md.append("| Memory | ").append(machine.memory).append(" |\n");
     md.append("| Load average at start | ").append(machine.loadAverage).append(" |\n");
     md.append("| JVM | ").append(machine.jvm).append(" |\n");
-    md.append("| Redis | redis-server ").append(machine.redisVersion)
+    md.append("| Redis | redis-server ")
+        .append(machine.redisVersion)
         .append(", local processes on 127.0.0.1 started by `RedisServers` (no persistence) |\n");
-    md.append("| Peers | Redisson ").append(version("org.redisson", "redisson"))
-        .append(", Lettuce ").append(version("io.lettuce", "lettuce-core"))
-        .append(NODE_LINES.keySet().stream().anyMatch(line -> results.has(LATENCY, line))
-            ? ", node-redlock 4.2.0 and 5.0.0-beta.2 (ioredis 5) on Node.js" : "")
+    md.append("| Peers | Redisson ")
+        .append(version("org.redisson", "redisson"))
+        .append(", Lettuce ")
+        .append(version("io.lettuce", "lettuce-core"))
+        .append(
+            NODE_LINES.keySet().stream().anyMatch(line -> results.has(LATENCY, line))
+                ? ", node-redlock 4.2.0 and 5.0.0-beta.2 (ioredis 5) on Node.js"
+                : "")
         .append(" |\n");
-    md.append("| Run time | ").append(String.format(Locale.ROOT, "%.1f", minutes))
+    md.append("| Run time | ")
+        .append(String.format(Locale.ROOT, "%.1f", minutes))
         .append(" min |\n\n");
-    md.append("Everything (clients, servers, the harness) shares these cores, so the figures"
-        + " compare implementations on one machine; they are not what a network of separate"
-        + " hosts would give.\n\n");
+    md.append(
+        "Everything (clients, servers, the harness) shares these cores, so the figures"
+            + " compare implementations on one machine; they are not what a network of separate"
+            + " hosts would give.\n\n");
 
     md.append("## Commands\n\n```sh\n");
     md.append("./bench                      # build, JMH (-prof gc), then the load harness\n");
     md.append("# the load harness alone, as this report was made:\n");
     md.append("java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.LoadHarness ")
-        .append(o.commandLine).append("\n");
+        .append(o.commandLine)
+        .append("\n");
     md.append("# the JMH benchmarks alone:\n");
     md.append("java -jar redlock-bench/target/benchmarks.jar -prof gc\n```\n\n");
-    md.append("Settings: ").append(o.rounds).append(" round(s); per implementation and"
-        + " scenario ").append(fmtDuration(o.warmup)).append(" warm-up then ")
-        .append(fmtDuration(o.duration)).append(" measured; ttl ")
-        .append(Adapters.TTL.toSeconds()).append(" s; polling retry ")
-        .append(fmtDuration(o.retryDelay)).append(" ± ").append(fmtDuration(o.retryJitter))
-        .append(" up to ").append(fmtDuration(o.maxWait)).append(". Within a round the"
-            + " implementations run one after the other, in an order that rotates from round"
-            + " to round.\n\n");
+    md.append("Settings: ")
+        .append(o.rounds)
+        .append(" round(s); per implementation and" + " scenario ")
+        .append(fmtDuration(o.warmup))
+        .append(" warm-up then ")
+        .append(fmtDuration(o.duration))
+        .append(" measured; ttl ")
+        .append(Adapters.TTL.toSeconds())
+        .append(" s; polling retry ")
+        .append(fmtDuration(o.retryDelay))
+        .append(" ± ")
+        .append(fmtDuration(o.retryJitter))
+        .append(" up to ")
+        .append(fmtDuration(o.maxWait))
+        .append(
+            ". Within a round the"
+                + " implementations run one after the other, in an order that rotates from round"
+                + " to round.\n\n");
 
     md.append("## Targets\n\n");
-    md.append("Each ratio is computed within a round (both figures from the same round), and"
-        + " the median of those per-round ratios is shown.\n\n");
-    md.append("| Target | Bound | Median ratio | Per round | Verdict |\n| --- | --- | --- | --- |"
-        + " --- |\n");
+    md.append(
+        "Each ratio is computed within a round (both figures from the same round), and"
+            + " the median of those per-round ratios is shown.\n\n");
+    md.append(
+        "| Target | Bound | Median ratio | Per round | Verdict |\n| --- | --- | --- | --- |"
+            + " --- |\n");
     for (Target t : targets()) {
-      md.append("| ").append(t.what()).append(" | ").append(t.op()).append(' ')
-          .append(Chart.fmt(t.bound())).append(" | ").append(fmtRatio(t.median()))
-          .append(" | ").append(perRound(t.perRound())).append(" | ").append(t.verdict())
+      md.append("| ")
+          .append(t.what())
+          .append(" | ")
+          .append(t.op())
+          .append(' ')
+          .append(Chart.fmt(t.bound()))
+          .append(" | ")
+          .append(fmtRatio(t.median()))
+          .append(" | ")
+          .append(perRound(t.perRound()))
+          .append(" | ")
+          .append(t.verdict())
           .append(" |\n");
     }
     long violations = 0;
@@ -213,10 +305,17 @@ final class Report {
       violations += results.sum(CONTENDED, impl, Figure::violations);
       lost += results.sum(CONTENDED, impl, Figure::lostUpdates);
     }
-    md.append("| mutual exclusion in the contended scenario (all implementations, all rounds)"
-        + " | = 0 | ").append(violations).append(" violations, ").append(lost)
-        .append(" lost updates | | ").append(results.impls(CONTENDED).isEmpty()
-            ? "not measured" : violations == 0 && lost == 0 ? "met" : "**not met**")
+    md.append(
+            "| mutual exclusion in the contended scenario (all implementations, all rounds)"
+                + " | = 0 | ")
+        .append(violations)
+        .append(" violations, ")
+        .append(lost)
+        .append(" lost updates | | ")
+        .append(
+            results.impls(CONTENDED).isEmpty()
+                ? "not measured"
+                : violations == 0 && lost == 0 ? "met" : "**not met**")
         .append(" |\n\n");
 
     floorsTable(md);
@@ -227,16 +326,17 @@ final class Report {
 
     if (results.scenarios().contains(LATENCY)) {
       md.append("## Uncontended latency, 1 thread\n\n");
-      md.append("One thread acquires and releases one resource in a loop; the latency is the"
-          + " whole cycle (acquire returns a valid lease, release has been confirmed).\n\n");
+      md.append(
+          "One thread acquires and releases one resource in a loop; the latency is the"
+              + " whole cycle (acquire returns a valid lease, release has been confirmed).\n\n");
       latencyTable(md, LATENCY);
     }
-    List<String> tps = results.scenarios().stream().filter(s -> s.startsWith("threads-"))
-        .toList();
+    List<String> tps = results.scenarios().stream().filter(s -> s.startsWith("threads-")).toList();
     if (!tps.isEmpty()) {
       md.append("## Throughput on distinct resources\n\n");
-      md.append("T threads, each on its own resource, acquire+release in a loop; completed"
-          + " cycles per second (median of rounds), and the p99 cycle latency.\n\n");
+      md.append(
+          "T threads, each on its own resource, acquire+release in a loop; completed"
+              + " cycles per second (median of rounds), and the p99 cycle latency.\n\n");
       md.append("| Implementation | Nodes |");
       for (String s : tps) {
         md.append(' ').append(s.substring(8)).append(" thread(s), ops/s | p99 µs |");
@@ -247,8 +347,11 @@ final class Report {
       for (String impl : results.impls(tps.get(0))) {
         md.append("| ").append(impl).append(" | ").append(nodesOf(impl)).append(" |");
         for (String s : tps) {
-          md.append(' ').append(Chart.fmt(results.median(s, impl, OPS))).append(" | ")
-              .append(Chart.fmt(results.median(s, impl, Figure::p99Micros))).append(" |");
+          md.append(' ')
+              .append(Chart.fmt(results.median(s, impl, OPS)))
+              .append(" | ")
+              .append(Chart.fmt(results.median(s, impl, Figure::p99Micros)))
+              .append(" |");
         }
         md.append('\n');
       }
@@ -256,21 +359,33 @@ final class Report {
     }
     if (results.scenarios().contains(CONTENDED)) {
       md.append("## Contended: ").append(o.contendedThreads).append(" threads, one resource\n\n");
-      md.append("Every thread wants the same resource; acquisitions per second (median), the"
-          + " cycle latency including the wait, acquisitions that gave up within the wait"
-          + " budget, and the mutual-exclusion check summed over rounds: a violation is a"
-          + " second holder seen inside the critical section, a lost update an increment of a"
-          + " shared non-atomic counter that went missing.\n\n");
-      md.append("| Implementation | Nodes | Acquisitions/s | p50 µs | p99 µs | Gave up |"
-          + " Violations | Lost updates |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+      md.append(
+          "Every thread wants the same resource; acquisitions per second (median), the"
+              + " cycle latency including the wait, acquisitions that gave up within the wait"
+              + " budget, and the mutual-exclusion check summed over rounds: a violation is a"
+              + " second holder seen inside the critical section, a lost update an increment of a"
+              + " shared non-atomic counter that went missing.\n\n");
+      md.append(
+          "| Implementation | Nodes | Acquisitions/s | p50 µs | p99 µs | Gave up |"
+              + " Violations | Lost updates |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
       for (String impl : results.impls(CONTENDED)) {
-        md.append("| ").append(impl).append(" | ").append(nodesOf(impl)).append(" | ")
-            .append(Chart.fmt(results.median(CONTENDED, impl, OPS))).append(" | ")
-            .append(Chart.fmt(results.median(CONTENDED, impl, P50))).append(" | ")
-            .append(Chart.fmt(results.median(CONTENDED, impl, Figure::p99Micros))).append(" | ")
-            .append(results.sum(CONTENDED, impl, Figure::failures)).append(" | ")
-            .append(results.sum(CONTENDED, impl, Figure::violations)).append(" | ")
-            .append(results.sum(CONTENDED, impl, Figure::lostUpdates)).append(" |\n");
+        md.append("| ")
+            .append(impl)
+            .append(" | ")
+            .append(nodesOf(impl))
+            .append(" | ")
+            .append(Chart.fmt(results.median(CONTENDED, impl, OPS)))
+            .append(" | ")
+            .append(Chart.fmt(results.median(CONTENDED, impl, P50)))
+            .append(" | ")
+            .append(Chart.fmt(results.median(CONTENDED, impl, Figure::p99Micros)))
+            .append(" | ")
+            .append(results.sum(CONTENDED, impl, Figure::failures))
+            .append(" | ")
+            .append(results.sum(CONTENDED, impl, Figure::violations))
+            .append(" | ")
+            .append(results.sum(CONTENDED, impl, Figure::lostUpdates))
+            .append(" |\n");
       }
       md.append('\n');
     }
@@ -289,8 +404,11 @@ final class Report {
         String s = LoadHarness.sweepScenario(n);
         md.append("| ").append(n).append(" |");
         for (String impl : impls) {
-          md.append(' ').append(Chart.fmt(results.median(s, impl, P50))).append(" | ")
-              .append(Chart.fmt(results.median(s, impl, Figure::p99Micros))).append(" |");
+          md.append(' ')
+              .append(Chart.fmt(results.median(s, impl, P50)))
+              .append(" | ")
+              .append(Chart.fmt(results.median(s, impl, Figure::p99Micros)))
+              .append(" |");
         }
         md.append('\n');
       }
@@ -298,9 +416,11 @@ final class Report {
     }
 
     md.append("## All ratios against the peers\n\n");
-    md.append("redlock's figure divided by the peer's, per round, then the median. For latency"
-        + " (p50) lower is better for redlock; for throughput higher is better.\n\n");
-    md.append("| Scenario | Metric | Peer | Median | Per round |\n| --- | --- | --- | --- | --- |\n");
+    md.append(
+        "redlock's figure divided by the peer's, per round, then the median. For latency"
+            + " (p50) lower is better for redlock; for throughput higher is better.\n\n");
+    md.append(
+        "| Scenario | Metric | Peer | Median | Per round |\n| --- | --- | --- | --- | --- |\n");
     for (String s : results.scenarios()) {
       if (!results.has(s, OURS)) {
         continue;
@@ -311,9 +431,17 @@ final class Report {
           continue;
         }
         double[] r = results.ratios(s, OURS, s, peer, latency ? P50 : OPS);
-        md.append("| ").append(s).append(" | ").append(latency ? "p50" : "ops/s").append(" | ")
-            .append(peer).append(" | ").append(fmtRatio(Results.median(r))).append(" | ")
-            .append(perRound(r)).append(" |\n");
+        md.append("| ")
+            .append(s)
+            .append(" | ")
+            .append(latency ? "p50" : "ops/s")
+            .append(" | ")
+            .append(peer)
+            .append(" | ")
+            .append(fmtRatio(Results.median(r)))
+            .append(" | ")
+            .append(perRound(r))
+            .append(" |\n");
       }
     }
     md.append('\n');
@@ -322,7 +450,8 @@ final class Report {
     md.append(jmhSection());
 
     md.append("## What the figures mean\n\n");
-    md.append("""
+    md.append(
+        """
         - **Implementations.** `redlock`: this project (Lettuce transport, restart guard off
           because the servers are fresh, ttl 10 s). `redisson-redlock`: Redisson's
           `RedissonRedLock` over one `RedissonClient` per node (single-server configuration,
@@ -354,18 +483,20 @@ final class Report {
   }
 
   private void cpuTable(StringBuilder md) {
-    List<String> scenarios = results.scenarios().stream()
-        .filter(s -> s.equals(LATENCY) || s.startsWith("threads-") || s.equals(CONTENDED))
-        .toList();
+    List<String> scenarios =
+        results.scenarios().stream()
+            .filter(s -> s.equals(LATENCY) || s.startsWith("threads-") || s.equals(CONTENDED))
+            .toList();
     if (scenarios.isEmpty()) {
       return;
     }
     md.append("## CPU per cycle\n\n");
-    md.append("CPU time per completed cycle during the measured window (median of rounds), in"
-        + " µs: the client's JVM + the Redis servers it used. The JVM figure includes the"
-        + " harness and the JIT compiler; node-redlock runs in another process and is not"
-        + " metered. When the cores are saturated, cycles per second are about the cores'"
-        + " time divided by this sum: it is what bounds throughput on this machine.\n\n");
+    md.append(
+        "CPU time per completed cycle during the measured window (median of rounds), in"
+            + " µs: the client's JVM + the Redis servers it used. The JVM figure includes the"
+            + " harness and the JIT compiler; node-redlock runs in another process and is not"
+            + " metered. When the cores are saturated, cycles per second are about the cores'"
+            + " time divided by this sum: it is what bounds throughput on this machine.\n\n");
     md.append("| Implementation | Nodes |");
     scenarios.forEach(s -> md.append(' ').append(s).append(" |"));
     md.append("\n| --- | --- |");
@@ -376,8 +507,9 @@ final class Report {
       for (String s : scenarios) {
         double client = results.median(s, impl, Figure::clientCpuMicros);
         double server = results.median(s, impl, Figure::serverCpuMicros);
-        md.append(' ').append(Double.isNaN(client) ? "–"
-            : Chart.fmt(client) + " + " + Chart.fmt(server)).append(" |");
+        md.append(' ')
+            .append(Double.isNaN(client) ? "–" : Chart.fmt(client) + " + " + Chart.fmt(server))
+            .append(" |");
       }
       md.append('\n');
     }
@@ -385,20 +517,30 @@ final class Report {
   }
 
   private void latencyTable(StringBuilder md, String scenario) {
-    md.append("| Implementation | Nodes | p50 µs | p99 µs | p99.9 µs | ops/s | p50 per round"
-        + " |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    md.append(
+        "| Implementation | Nodes | p50 µs | p99 µs | p99.9 µs | ops/s | p50 per round"
+            + " |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for (String impl : results.impls(scenario)) {
       Figure[] rounds = results.rounds(scenario, impl);
       StringJoiner per = new StringJoiner(", ");
       for (Figure f : rounds) {
         per.add(f == null ? "–" : Chart.fmt(f.p50Micros()));
       }
-      md.append("| ").append(impl).append(" | ").append(nodesOf(impl)).append(" | ")
-          .append(Chart.fmt(results.median(scenario, impl, P50))).append(" | ")
-          .append(Chart.fmt(results.median(scenario, impl, Figure::p99Micros))).append(" | ")
-          .append(Chart.fmt(results.median(scenario, impl, Figure::p999Micros))).append(" | ")
-          .append(Chart.fmt(results.median(scenario, impl, OPS))).append(" | ")
-          .append(per).append(" |\n");
+      md.append("| ")
+          .append(impl)
+          .append(" | ")
+          .append(nodesOf(impl))
+          .append(" | ")
+          .append(Chart.fmt(results.median(scenario, impl, P50)))
+          .append(" | ")
+          .append(Chart.fmt(results.median(scenario, impl, Figure::p99Micros)))
+          .append(" | ")
+          .append(Chart.fmt(results.median(scenario, impl, Figure::p999Micros)))
+          .append(" | ")
+          .append(Chart.fmt(results.median(scenario, impl, OPS)))
+          .append(" | ")
+          .append(per)
+          .append(" |\n");
     }
     md.append('\n');
   }
@@ -419,13 +561,12 @@ final class Report {
 
   String svg() {
     List<Integer> swept = sweptNodes();
-    List<String> sweepImpls = swept.isEmpty() ? List.of()
-        : results.impls(LoadHarness.sweepScenario(swept.get(0)));
+    List<String> sweepImpls =
+        swept.isEmpty() ? List.of() : results.impls(LoadHarness.sweepScenario(swept.get(0)));
     double[][] p50 = new double[sweepImpls.size()][swept.size()];
     for (int k = 0; k < sweepImpls.size(); k++) {
       for (int i = 0; i < swept.size(); i++) {
-        p50[k][i] = results.median(LoadHarness.sweepScenario(swept.get(i)), sweepImpls.get(k),
-            P50);
+        p50[k][i] = results.median(LoadHarness.sweepScenario(swept.get(i)), sweepImpls.get(k), P50);
       }
     }
     List<String> groups = new ArrayList<>();
@@ -446,18 +587,32 @@ final class Report {
         ops[g][k] = results.median(groups.get(g), barImpls.get(k), OPS);
       }
     }
-    String subtitle = "medians of " + o.rounds + " round(s), " + fmtDuration(o.duration)
-        + " each; " + machine.cores + " cores; " + machine.date
-        + (isSmoke() ? "  —  SMOKE RUN, NOT A MEASUREMENT" : "");
+    String subtitle =
+        "medians of "
+            + o.rounds
+            + " round(s), "
+            + fmtDuration(o.duration)
+            + " each; "
+            + machine.cores
+            + " cores; "
+            + machine.date
+            + (isSmoke() ? "  —  SMOKE RUN, NOT A MEASUREMENT" : "");
     return Chart.svg(swept, sweepImpls, p50, labels, barImpls, ops, subtitle);
   }
 
   String summary() {
-    StringBuilder s = new StringBuilder(isSmoke() ? "Summary (smoke run, not a measurement):\n"
-        : "Summary:\n");
+    StringBuilder s =
+        new StringBuilder(isSmoke() ? "Summary (smoke run, not a measurement):\n" : "Summary:\n");
     for (Target t : targets()) {
-      s.append(String.format(Locale.ROOT, "  %-80s %s %-5s median %-8s %s%n", t.what(), t.op(),
-          Chart.fmt(t.bound()), fmtRatio(t.median()), t.verdict()));
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "  %-80s %s %-5s median %-8s %s%n",
+              t.what(),
+              t.op(),
+              Chart.fmt(t.bound()),
+              fmtRatio(t.median()),
+              t.verdict()));
     }
     return s.toString();
   }
@@ -472,15 +627,31 @@ final class Report {
       return;
     }
     StringBuilder block = new StringBuilder(README_START).append('\n');
-    block.append(isSmoke() ? "Smoke run only, not a measurement: run `./bench`.\n\n"
-        : "Measured " + machine.date.substring(0, 10) + " on " + machine.cores + " cores, 5"
-            + " local redis-server processes, medians of " + o.rounds + " rounds"
-            + " ([details](" + readme.toAbsolutePath().getParent()
-                .relativize(o.out.toAbsolutePath()) + ")):\n\n");
+    block.append(
+        isSmoke()
+            ? "Smoke run only, not a measurement: run `./bench`.\n\n"
+            : "Measured "
+                + machine.date.substring(0, 10)
+                + " on "
+                + machine.cores
+                + " cores, 5"
+                + " local redis-server processes, medians of "
+                + o.rounds
+                + " rounds"
+                + " ([details]("
+                + readme.toAbsolutePath().getParent().relativize(o.out.toAbsolutePath())
+                + ")):\n\n");
     for (Target t : targets()) {
       if (!Double.isNaN(t.median())) {
-        block.append("- ").append(t.what()).append(": **").append(fmtRatio(t.median()))
-            .append("** (target ").append(t.op()).append(' ').append(Chart.fmt(t.bound()))
+        block
+            .append("- ")
+            .append(t.what())
+            .append(": **")
+            .append(fmtRatio(t.median()))
+            .append("** (target ")
+            .append(t.op())
+            .append(' ')
+            .append(Chart.fmt(t.bound()))
             .append(")\n");
       }
     }
@@ -491,22 +662,25 @@ final class Report {
 
   private String jmhSection() {
     StringBuilder md = new StringBuilder();
-    md.append("`java -jar redlock-bench/target/benchmarks.jar -prof gc` (package"
-        + " `io.redlock.bench.jmh`) measures what needs no network: token generation, the"
-        + " quorum decision and a round's bookkeeping over 5 in-memory nodes, the script"
-        + " arguments the Lettuce transport encodes per call, and a whole acquire+release"
-        + " through `Redlock` over 5 in-memory nodes that answer at once. `gc.alloc.rate.norm`"
-        + " is the bytes allocated per operation; for `FullCycleBench.acquireRelease` that is"
-        + " bytes per acquire+release, without the transport.\n\n");
+    md.append(
+        "`java -jar redlock-bench/target/benchmarks.jar -prof gc` (package"
+            + " `io.redlock.bench.jmh`) measures what needs no network: token generation, the"
+            + " quorum decision and a round's bookkeeping over 5 in-memory nodes, the script"
+            + " arguments the Lettuce transport encodes per call, and a whole acquire+release"
+            + " through `Redlock` over 5 in-memory nodes that answer at once. `gc.alloc.rate.norm`"
+            + " is the bytes allocated per operation; for `FullCycleBench.acquireRelease` that is"
+            + " bytes per acquire+release, without the transport.\n\n");
     if (o.jmh == null || !Files.isRegularFile(o.jmh)) {
-      md.append("No JMH result was given to this run (`--jmh target/jmh.json`, written by"
-          + " `./bench`).\n\n");
+      md.append(
+          "No JMH result was given to this run (`--jmh target/jmh.json`, written by"
+              + " `./bench`).\n\n");
       return md.toString();
     }
     try {
       String json = Files.readString(o.jmh);
-      md.append("| Benchmark | Threads | Score | Unit | Bytes allocated per op |\n"
-          + "| --- | --- | --- | --- | --- |\n");
+      md.append(
+          "| Benchmark | Threads | Score | Unit | Bytes allocated per op |\n"
+              + "| --- | --- | --- | --- | --- |\n");
       String[] entries = json.split("\"jmhVersion\"");
       for (int i = 1; i < entries.length; i++) {
         String e = entries[i];
@@ -514,11 +688,19 @@ final class Report {
         String threads = group(e, "\"threads\"\\s*:\\s*([0-9]+)");
         String score = group(e, "\"primaryMetric\"\\s*:\\s*\\{\\s*\"score\"\\s*:\\s*([-0-9.eE+]+)");
         String unit = group(e, "\"scoreUnit\"\\s*:\\s*\"([^\"]+)\"");
-        String alloc = group(e,
-            "gc\\.alloc\\.rate\\.norm\"\\s*:\\s*\\{\\s*\"score\"\\s*:\\s*([-0-9.eE+]+)");
-        md.append("| ").append(name.replace("io.redlock.bench.jmh.", "")).append(" | ")
-            .append(threads).append(" | ").append(num(score)).append(" | ").append(unit)
-            .append(" | ").append(num(alloc)).append(" |\n");
+        String alloc =
+            group(e, "gc\\.alloc\\.rate\\.norm\"\\s*:\\s*\\{\\s*\"score\"\\s*:\\s*([-0-9.eE+]+)");
+        md.append("| ")
+            .append(name.replace("io.redlock.bench.jmh.", ""))
+            .append(" | ")
+            .append(threads)
+            .append(" | ")
+            .append(num(score))
+            .append(" | ")
+            .append(unit)
+            .append(" | ")
+            .append(num(alloc))
+            .append(" |\n");
       }
       md.append('\n');
     } catch (IOException e) {

@@ -27,7 +27,8 @@ final class Results {
 
   void put(String scenario, String impl, int round, Figure figure) {
     figures.computeIfAbsent(scenario, s -> new LinkedHashMap<>())
-        .computeIfAbsent(impl, i -> new Figure[rounds])[round] = figure;
+            .computeIfAbsent(impl, i -> new Figure[rounds])[round] =
+        figure;
   }
 
   List<String> scenarios() {
@@ -80,7 +81,11 @@ final class Results {
    * {@code metric(a in scenarioA) / metric(b in scenarioB)} in each round where both exist;
    * an entry is NaN for a round where one is missing.
    */
-  double[] ratios(String scenarioA, String implA, String scenarioB, String implB,
+  double[] ratios(
+      String scenarioA,
+      String implA,
+      String scenarioB,
+      String implB,
       ToDoubleFunction<Figure> metric) {
     Figure[] a = rounds(scenarioA, implA);
     Figure[] b = rounds(scenarioB, implB);
@@ -88,8 +93,10 @@ final class Results {
     for (int r = 0; r < rounds; r++) {
       Figure fa = a == null ? null : a[r];
       Figure fb = b == null ? null : b[r];
-      out[r] = fa == null || fb == null ? Double.NaN
-          : metric.applyAsDouble(fa) / metric.applyAsDouble(fb);
+      out[r] =
+          fa == null || fb == null
+              ? Double.NaN
+              : metric.applyAsDouble(fa) / metric.applyAsDouble(fb);
     }
     return out;
   }

@@ -38,77 +38,118 @@ public final class ConnectionOptions {
   static final String ENV_CONFIG = "REDLOCK_CONFIG";
 
   /** The keys a config file may hold. */
-  static final Set<String> CONFIG_KEYS = new TreeSet<>(List.of("nodes", "username",
-      "password-file", "ttl", "max-ttl", "node-timeout", "connect-timeout", "key-prefix",
-      "restart-guard"));
+  static final Set<String> CONFIG_KEYS =
+      new TreeSet<>(
+          List.of(
+              "nodes",
+              "username",
+              "password-file",
+              "ttl",
+              "max-ttl",
+              "node-timeout",
+              "connect-timeout",
+              "key-prefix",
+              "restart-guard"));
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec spec;
 
-  @Option(names = "--nodes", split = ",", paramLabel = "<uri>",
-      description = "The Redis masters, comma-separated: redis://[user@]host[:port][/db] or"
-          + " rediss://... (else REDLOCK_NODES, else nodes= in the config file).")
+  @Option(
+      names = "--nodes",
+      split = ",",
+      paramLabel = "<uri>",
+      description =
+          "The Redis masters, comma-separated: redis://[user@]host[:port][/db] or"
+              + " rediss://... (else REDLOCK_NODES, else nodes= in the config file).")
   List<String> nodes;
 
-  @Option(names = "--config", paramLabel = "<file>",
-      description = "A key=value file with nodes, username, password-file, ttl, max-ttl,"
-          + " node-timeout,"
-          + " connect-timeout, key-prefix (else the file named by REDLOCK_CONFIG).")
+  @Option(
+      names = "--config",
+      paramLabel = "<file>",
+      description =
+          "A key=value file with nodes, username, password-file, ttl, max-ttl,"
+              + " node-timeout,"
+              + " connect-timeout, key-prefix (else the file named by REDLOCK_CONFIG).")
   Path config;
 
-  @Option(names = "--username", paramLabel = "<name>",
+  @Option(
+      names = "--username",
+      paramLabel = "<name>",
       description = "ACL user for nodes whose URI names none.")
   String username;
 
-  @Option(names = "--password-file", paramLabel = "<file>",
-      description = "File holding the password (one line) for nodes whose URI holds none"
-          + " (else REDLOCK_PASSWORD, else password-file= in the config file).")
+  @Option(
+      names = "--password-file",
+      paramLabel = "<file>",
+      description =
+          "File holding the password (one line) for nodes whose URI holds none"
+              + " (else REDLOCK_PASSWORD, else password-file= in the config file).")
   Path passwordFile;
 
-  @Option(names = "--max-ttl", converter = DurationConverter.class,
+  @Option(
+      names = "--max-ttl",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
-      description = "The longest ttl any client of the cluster uses; the restart guard holds a"
-          + " restarted node back this long. The same on every client (default: 1m; else"
-          + " max-ttl= in the config file).")
+      description =
+          "The longest ttl any client of the cluster uses; the restart guard holds a"
+              + " restarted node back this long. The same on every client (default: 1m; else"
+              + " max-ttl= in the config file).")
   Duration maxTtl;
 
-  @Option(names = "--node-timeout", converter = DurationConverter.class,
+  @Option(
+      names = "--node-timeout",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
       description = "Time one node has to answer one request (default: 50ms).")
   Duration nodeTimeout;
 
-  @Option(names = "--connect-timeout", converter = DurationConverter.class,
+  @Option(
+      names = "--connect-timeout",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
       description = "Time to wait for the first connection to each node (default: 2s).")
   Duration connectTimeout;
 
-  @Option(names = "--key-prefix", paramLabel = "<prefix>",
+  @Option(
+      names = "--key-prefix",
+      paramLabel = "<prefix>",
       description = "Prepended to the resource name to form the Redis key (default: none).")
   String keyPrefix;
 
-  @Option(names = "--no-restart-guard",
-      description = "Count a node whose Redis process started less than max-ttl ago (by default"
-          + " it is held back, as it may have forgotten locks, unless 'redlock init' declared"
-          + " it fresh or it persists every write). Only to show what goes wrong; else"
-          + " restart-guard=false in the config file.")
+  @Option(
+      names = "--no-restart-guard",
+      description =
+          "Count a node whose Redis process started less than max-ttl ago (by default"
+              + " it is held back, as it may have forgotten locks, unless 'redlock init' declared"
+              + " it fresh or it persists every write). Only to show what goes wrong; else"
+              + " restart-guard=false in the config file.")
   boolean noRestartGuard;
 
   /** The environment; replaced by tests. */
   Map<String, String> env = System.getenv();
 
   /** The settings resolved from the command line, environment and config file. */
-  record Settings(List<String> nodes, String username, String password, Optional<Duration> ttl,
-      Optional<Duration> maxTtl, Duration nodeTimeout, Duration connectTimeout, String keyPrefix, boolean restartGuard,
+  record Settings(
+      List<String> nodes,
+      String username,
+      String password,
+      Optional<Duration> ttl,
+      Optional<Duration> maxTtl,
+      Duration nodeTimeout,
+      Duration connectTimeout,
+      String keyPrefix,
+      boolean restartGuard,
       String nodesSource) {
 
     /** A config builder with these settings (ttl and retries left to the caller). */
     RedlockConfig.Builder builder() {
-      RedlockConfig.Builder b = RedlockConfig.builder()
-          .nodes(nodes)
-          .nodeTimeout(nodeTimeout)
-          .connectTimeout(connectTimeout)
-          .keyPrefix(keyPrefix)
-          .restartGuard(restartGuard);
+      RedlockConfig.Builder b =
+          RedlockConfig.builder()
+              .nodes(nodes)
+              .nodeTimeout(nodeTimeout)
+              .connectTimeout(connectTimeout)
+              .keyPrefix(keyPrefix)
+              .restartGuard(restartGuard);
       maxTtl.ifPresent(b::maxTtl);
       if (username != null) {
         b.username(username);
@@ -152,8 +193,10 @@ public final class ConnectionOptions {
       nodesSource = inFile + "key 'nodes'";
       nodeList = nodeList(List.of(file.getProperty("nodes").split(",", -1)), nodesSource);
     } else {
-      throw error("Missing nodes: give --nodes, " + ENV_NODES
-          + " or a config file (--config) with nodes=redis://host:port,...");
+      throw error(
+          "Missing nodes: give --nodes, "
+              + ENV_NODES
+              + " or a config file (--config) with nodes=redis://host:port,...");
     }
 
     String user = username != null ? username : blankToNull(file.getProperty("username"));
@@ -176,17 +219,26 @@ public final class ConnectionOptions {
     }
 
     Optional<Duration> ttl = Optional.ofNullable(fileDuration(file, "ttl", inFile));
-    Optional<Duration> longest = Optional.ofNullable(maxTtl != null ? maxTtl
-        : fileDuration(file, "max-ttl", inFile));
+    Optional<Duration> longest =
+        Optional.ofNullable(maxTtl != null ? maxTtl : fileDuration(file, "max-ttl", inFile));
     Duration nt = nodeTimeout != null ? nodeTimeout : fileDuration(file, "node-timeout", inFile);
-    Duration ct = connectTimeout != null ? connectTimeout
-        : fileDuration(file, "connect-timeout", inFile);
+    Duration ct =
+        connectTimeout != null ? connectTimeout : fileDuration(file, "connect-timeout", inFile);
     String prefix = keyPrefix != null ? keyPrefix : file.getProperty("key-prefix", "").trim();
-    boolean guard = !noRestartGuard && fileBoolean(file, "restart-guard", inFile,
-        RedlockConfig.DEFAULT_RESTART_GUARD);
-    return new Settings(nodeList, user, password, ttl, longest,
+    boolean guard =
+        !noRestartGuard
+            && fileBoolean(file, "restart-guard", inFile, RedlockConfig.DEFAULT_RESTART_GUARD);
+    return new Settings(
+        nodeList,
+        user,
+        password,
+        ttl,
+        longest,
         nt != null ? nt : RedlockConfig.DEFAULT_NODE_TIMEOUT,
-        ct != null ? ct : RedlockConfig.DEFAULT_CONNECT_TIMEOUT, prefix, guard, nodesSource);
+        ct != null ? ct : RedlockConfig.DEFAULT_CONNECT_TIMEOUT,
+        prefix,
+        guard,
+        nodesSource);
   }
 
   private boolean fileBoolean(Properties file, String key, String inFile, boolean fallback) {
@@ -197,8 +249,15 @@ public final class ConnectionOptions {
     return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
       case "true", "yes", "on" -> true;
       case "false", "no", "off" -> false;
-      default -> throw error("Invalid value in " + inFile + "key '" + key + "': '" + value.trim()
-          + "' is not accepted; use true or false");
+      default ->
+          throw error(
+              "Invalid value in "
+                  + inFile
+                  + "key '"
+                  + key
+                  + "': '"
+                  + value.trim()
+                  + "' is not accepted; use true or false");
     };
   }
 
@@ -212,16 +271,17 @@ public final class ConnectionOptions {
     } catch (RedlockConfigException e) {
       String message = e.getMessage();
       String setting = message.split("[ \\[:]", 2)[0];
-      String where = switch (setting) {
-        case "nodes" -> settings.nodesSource();
-        case "ttl" -> "option '--ttl'";
-        case "maxTtl" -> "option '--max-ttl'";
-        case "nodeTimeout" -> "option '--node-timeout'";
-        case "connectTimeout" -> "option '--connect-timeout'";
-        case "maxWait" -> "option '--wait'";
-        case "keyPrefix" -> "option '--key-prefix'";
-        default -> "the settings";
-      };
+      String where =
+          switch (setting) {
+            case "nodes" -> settings.nodesSource();
+            case "ttl" -> "option '--ttl'";
+            case "maxTtl" -> "option '--max-ttl'";
+            case "nodeTimeout" -> "option '--node-timeout'";
+            case "connectTimeout" -> "option '--connect-timeout'";
+            case "maxWait" -> "option '--wait'";
+            case "keyPrefix" -> "option '--key-prefix'";
+            default -> "the settings";
+          };
       throw error("Invalid value in " + where + ": " + message);
     }
   }
@@ -231,15 +291,28 @@ public final class ConnectionOptions {
     try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       properties.load(reader);
     } catch (IOException | IllegalArgumentException e) {
-      throw error("Invalid value for " + (source.startsWith("--") ? "option '" + source + "'"
-          : "environment variable " + source) + ": cannot read config file " + file + " ("
-          + describe(e) + ")");
+      throw error(
+          "Invalid value for "
+              + (source.startsWith("--")
+                  ? "option '" + source + "'"
+                  : "environment variable " + source)
+              + ": cannot read config file "
+              + file
+              + " ("
+              + describe(e)
+              + ")");
     }
     for (String key : properties.stringPropertyNames()) {
       if (!CONFIG_KEYS.contains(key)) {
-        throw error("config file " + file + ": unknown key '" + key + "'"
-            + (key.equals("password") ? " (put the password in a file named by password-file)"
-                : " (known keys: " + String.join(", ", CONFIG_KEYS) + ")"));
+        throw error(
+            "config file "
+                + file
+                + ": unknown key '"
+                + key
+                + "'"
+                + (key.equals("password")
+                    ? " (put the password in a file named by password-file)"
+                    : " (known keys: " + String.join(", ", CONFIG_KEYS) + ")"));
       }
     }
     return properties;
@@ -274,13 +347,13 @@ public final class ConnectionOptions {
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw error("Invalid value in " + source + ": cannot read " + file + " (" + describe(e)
-          + ")");
+      throw error(
+          "Invalid value in " + source + ": cannot read " + file + " (" + describe(e) + ")");
     }
     String password = text.lines().findFirst().orElse("");
     if (password.isEmpty()) {
-      throw error("Invalid value in " + source + ": " + file + " holds no password on its"
-          + " first line");
+      throw error(
+          "Invalid value in " + source + ": " + file + " holds no password on its" + " first line");
     }
     return password;
   }

@@ -43,40 +43,48 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-        "Starts local redis-server nodes and lets workers of two Redlock clients compete for a"
-            + " few resources while nodes are killed, paused, resumed and restarted. Every"
-            + " critical section checks that it is alone, and at the end the recorded history"
-            + " of every lease and every critical section is checked for overlaps; any overlap"
-            + " is a safety violation.",
-        "",
-        "Faults (with 3 or more nodes): at 25%% of the duration node 0 is killed, at 45%% node 1"
-            + " is paused, at 60%% resumed, at 75%% node 0 is restarted empty. The clients' restart"
-            + " guard then keeps node 0's votes out of the quorum until it has been up for a ttl"
-            + " (plus the drift margin), since it may have forgotten locks.",
-        "",
-        "At the end it prints a summary table, writes an HTML timeline report (--report) and"
-            + " stops every redis-server it started, also on Ctrl-C."},
+      "Starts local redis-server nodes and lets workers of two Redlock clients compete for a"
+          + " few resources while nodes are killed, paused, resumed and restarted. Every"
+          + " critical section checks that it is alone, and at the end the recorded history"
+          + " of every lease and every critical section is checked for overlaps; any overlap"
+          + " is a safety violation.",
+      "",
+      "Faults (with 3 or more nodes): at 25%% of the duration node 0 is killed, at 45%% node 1"
+          + " is paused, at 60%% resumed, at 75%% node 0 is restarted empty. The clients' restart"
+          + " guard then keeps node 0's votes out of the quorum until it has been up for a ttl"
+          + " (plus the drift margin), since it may have forgotten locks.",
+      "",
+      "At the end it prints a summary table, writes an HTML timeline report (--report) and"
+          + " stops every redis-server it started, also on Ctrl-C."
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:no violation",
-        "1:a safety violation was seen",
-        "2:bad arguments",
-        "3:the demo could not run, or the report could not be written"})
+      "0:no violation",
+      "1:a safety violation was seen",
+      "2:bad arguments",
+      "3:the demo could not run, or the report could not be written"
+    })
 final class DemoCommand implements Callable<Integer> {
 
   private static final int MAX_NODES = 9;
+
   /** The limits of {@link TortureOptions}, whose run the demo is. */
   private static final int MAX_WORKERS = 64;
+
   private static final int MAX_RESOURCES = 64;
   private static final Duration MIN_TTL = Duration.ofMillis(200);
+
   /** The longest critical section. */
   private static final Duration LONGEST_WORK = Duration.ofMillis(4);
+
   /** The faults, with 3 or more nodes; as the description above says. */
-  private static final List<FaultPlan.Step> SCRIPT = List.of(
-      new FaultPlan.Step(0.25, FaultPlan.Action.KILL, 0),
-      new FaultPlan.Step(0.45, FaultPlan.Action.PAUSE, 1),
-      new FaultPlan.Step(0.60, FaultPlan.Action.RESUME, 1),
-      new FaultPlan.Step(0.75, FaultPlan.Action.RESTART_EMPTY, 0));
+  private static final List<FaultPlan.Step> SCRIPT =
+      List.of(
+          new FaultPlan.Step(0.25, FaultPlan.Action.KILL, 0),
+          new FaultPlan.Step(0.45, FaultPlan.Action.PAUSE, 1),
+          new FaultPlan.Step(0.60, FaultPlan.Action.RESUME, 1),
+          new FaultPlan.Step(0.75, FaultPlan.Action.RESTART_EMPTY, 0));
+
   /**
    * The library logs every acquisition that runs out of attempts as a WARN; the demo's workers
    * contend all the time and the demo counts their failures itself, so these would flood the
@@ -85,35 +93,54 @@ final class DemoCommand implements Callable<Integer> {
   private static final String ACQUISITION_LOG_LEVEL =
       "org.slf4j.simpleLogger.log.io.redlock.internal.Acquisition";
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Option(names = "--duration", defaultValue = "30s", converter = DurationConverter.class,
+  @Option(
+      names = "--duration",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
       description = "How long to run (default: ${DEFAULT-VALUE}); e.g. 500ms, 30s, 5m, PT30S.")
   Duration duration;
 
-  @Option(names = "--nodes", defaultValue = "5", paramLabel = "<count>",
+  @Option(
+      names = "--nodes",
+      defaultValue = "5",
+      paramLabel = "<count>",
       description = "Local redis-server nodes to start, 1 to 9 (default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(names = "--workers", defaultValue = "8", paramLabel = "<count>",
-      description = "Worker threads, split over two Redlock clients, 1 to 64"
-          + " (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--workers",
+      defaultValue = "8",
+      paramLabel = "<count>",
+      description =
+          "Worker threads, split over two Redlock clients, 1 to 64"
+              + " (default: ${DEFAULT-VALUE}).")
   int workers;
 
-  @Option(names = "--resources", defaultValue = "3", paramLabel = "<count>",
+  @Option(
+      names = "--resources",
+      defaultValue = "3",
+      paramLabel = "<count>",
       description = "Resources the workers compete for, 1 to 64 (default: ${DEFAULT-VALUE}).")
   int resources;
 
-  @Option(names = "--ttl", defaultValue = "2s", converter = DurationConverter.class,
+  @Option(
+      names = "--ttl",
+      defaultValue = "2s",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
       description = "Lease time to live, at least 200ms (default: ${DEFAULT-VALUE}).")
   Duration ttl;
 
-  @Option(names = "--report", defaultValue = "redlock-demo.html", paramLabel = "<file>",
-      description = "Where the HTML timeline report goes (default: ${DEFAULT-VALUE}, in the"
-          + " current directory).")
+  @Option(
+      names = "--report",
+      defaultValue = "redlock-demo.html",
+      paramLabel = "<file>",
+      description =
+          "Where the HTML timeline report goes (default: ${DEFAULT-VALUE}, in the"
+              + " current directory).")
   Path report;
 
   /**
@@ -131,32 +158,42 @@ final class DemoCommand implements Callable<Integer> {
     // The workers are the run's clients, split over two Redlocks that reach the nodes
     // directly; the faults are a fixed script; the run's history checker decides, and the
     // console's in-process check runs beside it.
-    TortureOptions options = TortureOptions.builder()
-        .nodes(nodes)
-        .clients(workers)
-        .redlocks(Math.min(2, workers))
-        .proxies(false)
-        .clientPrefix("worker-")
-        .resourcePrefix("redlock-demo:resource-")
-        .resources(resources)
-        .duration(duration)
-        .ttl(ttl)
-        .work(LONGEST_WORK)
-        .faults(EnumSet.noneOf(Fault.class))
-        .seed(0)
-        .restartGuard(true)
-        .build();
+    TortureOptions options =
+        TortureOptions.builder()
+            .nodes(nodes)
+            .clients(workers)
+            .redlocks(Math.min(2, workers))
+            .proxies(false)
+            .clientPrefix("worker-")
+            .resourcePrefix("redlock-demo:resource-")
+            .resources(resources)
+            .duration(duration)
+            .ttl(ttl)
+            .work(LONGEST_WORK)
+            .faults(EnumSet.noneOf(Fault.class))
+            .seed(0)
+            .restartGuard(true)
+            .build();
     List<FaultPlan.Step> script = nodes >= 3 ? SCRIPT : List.of();
     Duration holdBack = TortureRun.restartGuardWindow(options);
-    DemoConsole console = new DemoConsole(spec.commandLine().getOut(),
-        System.console() != null, options, script, holdBack, startedPids);
-    Thread hook = new Thread(() -> {
-      RedisServers servers = console.servers.get();
-      if (servers != null) {
-        System.err.println("\nredlock demo: interrupted; stopping the redis-server nodes");
-        servers.close();
-      }
-    }, "redlock-demo-shutdown");
+    DemoConsole console =
+        new DemoConsole(
+            spec.commandLine().getOut(),
+            System.console() != null,
+            options,
+            script,
+            holdBack,
+            startedPids);
+    Thread hook =
+        new Thread(
+            () -> {
+              RedisServers servers = console.servers.get();
+              if (servers != null) {
+                System.err.println("\nredlock demo: interrupted; stopping the redis-server nodes");
+                servers.close();
+              }
+            },
+            "redlock-demo-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     TortureResult result;
     try {
@@ -170,8 +207,8 @@ final class DemoCommand implements Callable<Integer> {
       }
     }
     console.endProgress();
-    console.line("Stopped the workers, both Redlock clients and all " + nodes
-        + " redis-server node(s).");
+    console.line(
+        "Stopped the workers, both Redlock clients and all " + nodes + " redis-server node(s).");
     List<Violation> violations = new ArrayList<>(console.occupancyViolations());
     violations.addAll(result.violations());
     console.summary(result, violations);
@@ -181,18 +218,38 @@ final class DemoCommand implements Callable<Integer> {
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      TimelineReport.write(new TortureResult(options, result.elapsed(), result.attempts(),
-          result.acquisitions(), result.lostBeforeWrite(), result.failures(), result.faults(),
-          result.history(), violations), report, "Redlock demo run", String.format(Locale.ROOT,
-          "redlock demo: %d nodes, %d workers on %d Redlock clients (restart guard on),"
-              + " %d resources, duration %s, ttl %s; faults: %s.", nodes, workers,
-          options.redlocks(), resources, format(duration), format(ttl), script.isEmpty()
-              ? "none" : "node 0 killed at 25%, node 1 paused from 45% to 60%, node 0"
-                  + " restarted empty at 75%"));
+      TimelineReport.write(
+          new TortureResult(
+              options,
+              result.elapsed(),
+              result.attempts(),
+              result.acquisitions(),
+              result.lostBeforeWrite(),
+              result.failures(),
+              result.faults(),
+              result.history(),
+              violations),
+          report,
+          "Redlock demo run",
+          String.format(
+              Locale.ROOT,
+              "redlock demo: %d nodes, %d workers on %d Redlock clients (restart guard on),"
+                  + " %d resources, duration %s, ttl %s; faults: %s.",
+              nodes,
+              workers,
+              options.redlocks(),
+              resources,
+              format(duration),
+              format(ttl),
+              script.isEmpty()
+                  ? "none"
+                  : "node 0 killed at 25%, node 1 paused from 45% to 60%, node 0"
+                      + " restarted empty at 75%"));
       console.line("Timeline report: " + report.toAbsolutePath().normalize());
     } catch (IOException | RuntimeException e) {
-      spec.commandLine().getErr().println("redlock demo: could not write the report to "
-          + report + ": " + e);
+      spec.commandLine()
+          .getErr()
+          .println("redlock demo: could not write the report to " + report + ": " + e);
       spec.commandLine().getErr().flush();
       return exit == ExitCodes.OK ? ExitCodes.FAILURE : exit;
     }
@@ -204,22 +261,22 @@ final class DemoCommand implements Callable<Integer> {
       throw invalid("--nodes", nodes + " is not accepted: it must be from 1 to " + MAX_NODES);
     }
     if (workers < 1 || workers > MAX_WORKERS) {
-      throw invalid("--workers", workers + " is not accepted: it must be from 1 to "
-          + MAX_WORKERS);
+      throw invalid("--workers", workers + " is not accepted: it must be from 1 to " + MAX_WORKERS);
     }
     if (resources < 1 || resources > MAX_RESOURCES) {
-      throw invalid("--resources", resources + " is not accepted: it must be from 1 to "
-          + MAX_RESOURCES);
+      throw invalid(
+          "--resources", resources + " is not accepted: it must be from 1 to " + MAX_RESOURCES);
     }
     if (ttl.compareTo(MIN_TTL) < 0 || ttl.compareTo(Duration.ofDays(1)) > 0) {
-      throw invalid("--ttl", format(ttl) + " is not accepted: it must be from "
-          + format(MIN_TTL) + " to 1 day");
+      throw invalid(
+          "--ttl",
+          format(ttl) + " is not accepted: it must be from " + format(MIN_TTL) + " to 1 day");
     }
   }
 
   private ParameterException invalid(String option, String message) {
-    return new ParameterException(spec.commandLine(),
-        "Invalid value for option '" + option + "': " + message);
+    return new ParameterException(
+        spec.commandLine(), "Invalid value for option '" + option + "': " + message);
   }
 
   private static String format(Duration d) {

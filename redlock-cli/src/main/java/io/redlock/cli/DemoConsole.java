@@ -48,8 +48,10 @@ final class DemoConsole implements TortureListener {
   private final List<FaultPlan.Step> script;
   private final Duration holdBack;
   private final List<Long> startedPids;
+
   /** The run's servers, once started; for the shutdown hook. */
   final AtomicReference<RedisServers> servers = new AtomicReference<>();
+
   private volatile long startNanos;
   private int progressWidth;
   private int ticks;
@@ -61,17 +63,24 @@ final class DemoConsole implements TortureListener {
   private Histogram interval;
   private final LongAdder failedAttempts = new LongAdder();
   private final AtomicInteger faults = new AtomicInteger();
+
   /** Failed attempts, begun after a restart, in which the guard held the node back. */
   private final LongAdder heldBack = new LongAdder();
+
   /** First and last such attempt, in nanoseconds since the start; -1 before any. */
   private final AtomicLong firstHeldBack = new AtomicLong(-1);
+
   private final AtomicLong lastHeldBack = new AtomicLong(-1);
+
   /** An example of what a held-back node's vote said: the latest. */
   private final AtomicReference<String> heldBackDetail = new AtomicReference<>("");
+
   /** When each node was restarted empty (System.nanoTime()), or 0. */
   private final AtomicLongArray restartedAt;
+
   /** How many clients hold each resource now, and what each client holds. */
   private final Map<String, AtomicInteger> holders = new ConcurrentHashMap<>();
+
   private final Map<String, String> heldBy = new ConcurrentHashMap<>();
   private final List<Violation> occupancyViolations = new CopyOnWriteArrayList<>();
 
@@ -79,8 +88,13 @@ final class DemoConsole implements TortureListener {
    * @param holdBack how long the restart guard holds a restarted node back
    * @param startedPids where the process id of every node started, restarts included, goes
    */
-  DemoConsole(PrintWriter stream, boolean tty, TortureOptions options,
-      List<FaultPlan.Step> script, Duration holdBack, List<Long> startedPids) {
+  DemoConsole(
+      PrintWriter stream,
+      boolean tty,
+      TortureOptions options,
+      List<FaultPlan.Step> script,
+      Duration holdBack,
+      List<Long> startedPids) {
     this.stream = stream;
     this.tty = tty;
     this.options = options;
@@ -98,26 +112,41 @@ final class DemoConsole implements TortureListener {
     for (int i = 0; i < started.size(); i++) {
       startedPids.add(started.pid(i));
     }
-    line("Started " + started.size() + " redis-server node(s) ("
-        + RedisBinary.version().map(v -> "version " + v + ", ").orElse("")
-        + RedisBinary.locate() + "):");
+    line(
+        "Started "
+            + started.size()
+            + " redis-server node(s) ("
+            + RedisBinary.version().map(v -> "version " + v + ", ").orElse("")
+            + RedisBinary.locate()
+            + "):");
     for (int i = 0; i < started.size(); i++) {
-      line(String.format(Locale.ROOT, "  node %d  %s  pid %d", i, started.uri(i),
-          started.pid(i)));
+      line(String.format(Locale.ROOT, "  node %d  %s  pid %d", i, started.uri(i), started.pid(i)));
     }
-    line(String.format(Locale.ROOT,
-        "Running %s: %d workers on %d Redlock clients (quorum %d of %d, restart guard %s),"
-            + " %d resource(s), ttl %s", format(options.duration()), options.clients(),
-        options.redlocks(), RedlockRules.quorum(options.nodes()), options.nodes(),
-        options.restartGuard() ? "on" : "off", options.resources(), format(options.ttl())));
+    line(
+        String.format(
+            Locale.ROOT,
+            "Running %s: %d workers on %d Redlock clients (quorum %d of %d, restart guard %s),"
+                + " %d resource(s), ttl %s",
+            format(options.duration()),
+            options.clients(),
+            options.redlocks(),
+            RedlockRules.quorum(options.nodes()),
+            options.nodes(),
+            options.restartGuard() ? "on" : "off",
+            options.resources(),
+            format(options.ttl())));
     if (script.isEmpty()) {
       line("No faults: they need at least 3 nodes.");
       return;
     }
     StringBuilder plan = new StringBuilder("Fault schedule:");
     for (FaultPlan.Step step : script) {
-      plan.append(String.format(Locale.ROOT, " %s at %.1fs;", planned(step),
-          options.duration().toNanos() * step.at() / 1e9));
+      plan.append(
+          String.format(
+              Locale.ROOT,
+              " %s at %.1fs;",
+              planned(step),
+              options.duration().toNanos() * step.at() / 1e9));
     }
     plan.setLength(plan.length() - 1);
     line(plan.toString());
@@ -135,12 +164,13 @@ final class DemoConsole implements TortureListener {
   @Override
   public void fault(FaultRecord fault) {
     int node = fault.nodes().get(0);
-    String done = switch (fault.fault()) {
-      case KILL -> fault.phase().equals("start") ? "killed" : null; // its end is the restart
-      case PAUSE -> fault.phase().equals("start") ? "paused" : "resumed";
-      case RESTART_EMPTY -> "restarted";
-      default -> fault.fault().toString();
-    };
+    String done =
+        switch (fault.fault()) {
+          case KILL -> fault.phase().equals("start") ? "killed" : null; // its end is the restart
+          case PAUSE -> fault.phase().equals("start") ? "paused" : "resumed";
+          case RESTART_EMPTY -> "restarted";
+          default -> fault.fault().toString();
+        };
     if (done == null) {
       return;
     }
@@ -151,12 +181,24 @@ final class DemoConsole implements TortureListener {
       startedPids.add(nodes.pid(node));
     }
     faults.incrementAndGet();
-    line(timestamp() + " fault: " + done + " node " + node + (restarted ? " (empty) " : " ")
-        + nodes.uri(node) + (nodes.isRunning(node) ? " pid " + nodes.pid(node) : ""));
+    line(
+        timestamp()
+            + " fault: "
+            + done
+            + " node "
+            + node
+            + (restarted ? " (empty) " : " ")
+            + nodes.uri(node)
+            + (nodes.isRunning(node) ? " pid " + nodes.pid(node) : ""));
     if (restarted && options.restartGuard()) {
-      line(timestamp() + String.format(Locale.ROOT, " restart guard: node %d is held back"
-          + " until it has been up for %.1fs (it may have forgotten locks)", node,
-          holdBack.toMillis() / 1e3));
+      line(
+          timestamp()
+              + String.format(
+                  Locale.ROOT,
+                  " restart guard: node %d is held back"
+                      + " until it has been up for %.1fs (it may have forgotten locks)",
+                  node,
+                  holdBack.toMillis() / 1e3));
     }
   }
 
@@ -175,9 +217,10 @@ final class DemoConsole implements TortureListener {
     failedAttempts.increment();
     boolean seen = false;
     for (NodeOutcome outcome : outcomes) {
-      long restarted = outcome.index() < restartedAt.length()
-          ? restartedAt.get(outcome.index()) : 0;
-      if (restarted != 0 && attemptStart - restarted >= 0
+      long restarted =
+          outcome.index() < restartedAt.length() ? restartedAt.get(outcome.index()) : 0;
+      if (restarted != 0
+          && attemptStart - restarted >= 0
           && outcome.vote() == NodeOutcome.Vote.HELD_BACK) {
         seen = true;
         heldBackDetail.set("node " + outcome.index() + ": " + outcome.detail());
@@ -205,9 +248,17 @@ final class DemoConsole implements TortureListener {
     int now = holders.computeIfAbsent(resource, r -> new AtomicInteger()).incrementAndGet();
     if (now != 1) {
       String when = timestamp();
-      occupancyViolations.add(new Violation(Violation.Kind.OVERLAPPING_WORK, resource,
-          "in-process check: " + now + " workers held it at once (" + client + " at " + when
-              + ")"));
+      occupancyViolations.add(
+          new Violation(
+              Violation.Kind.OVERLAPPING_WORK,
+              resource,
+              "in-process check: "
+                  + now
+                  + " workers held it at once ("
+                  + client
+                  + " at "
+                  + when
+                  + ")"));
       line(when + " VIOLATION: " + now + " holders of " + resource + " at once");
     }
   }
@@ -224,12 +275,20 @@ final class DemoConsole implements TortureListener {
       double rate = (count - lastCount) / ((now - lastTick) / 1e9);
       lastCount = count;
       lastTick = now;
-      progressLine(String.format(Locale.ROOT,
-          "%6.1fs  acquisitions %d (%.0f/s)  p50 %.2f ms  p99 %.2f ms  failed attempts %d"
-              + "  faults %d  held back %d  violations %d",
-          progress.elapsed().toNanos() / 1e9, count, rate,
-          millis(latencies.getValueAtPercentile(50)), millis(latencies.getValueAtPercentile(99)),
-          failedAttempts.sum(), faults.get(), heldBack.sum(), occupancyViolations.size()));
+      progressLine(
+          String.format(
+              Locale.ROOT,
+              "%6.1fs  acquisitions %d (%.0f/s)  p50 %.2f ms  p99 %.2f ms  failed attempts %d"
+                  + "  faults %d  held back %d  violations %d",
+              progress.elapsed().toNanos() / 1e9,
+              count,
+              rate,
+              millis(latencies.getValueAtPercentile(50)),
+              millis(latencies.getValueAtPercentile(99)),
+              failedAttempts.sum(),
+              faults.get(),
+              heldBack.sum(),
+              occupancyViolations.size()));
     }
   }
 
@@ -250,13 +309,19 @@ final class DemoConsole implements TortureListener {
     PrintWriter table = stream;
     synchronized (this) {
       table.println();
-      table.printf(Locale.ROOT, "Summary (%s, %d nodes, %d workers, %d resources, ttl %s)%n",
-          format(options.duration()), nodes, options.clients(), options.resources(),
+      table.printf(
+          Locale.ROOT,
+          "Summary (%s, %d nodes, %d workers, %d resources, ttl %s)%n",
+          format(options.duration()),
+          nodes,
+          options.clients(),
+          options.resources(),
           format(options.ttl()));
       row("acquisitions", Long.toString(result.acquisitions()));
       row("attempts", Long.toString(result.attempts()));
-      row("failed attempts", Long.toString(
-          result.failures().values().stream().mapToLong(Long::longValue).sum()));
+      row(
+          "failed attempts",
+          Long.toString(result.failures().values().stream().mapToLong(Long::longValue).sum()));
       row("acquire latency p50", ms(latencies.getValueAtPercentile(50)));
       row("acquire latency p99", ms(latencies.getValueAtPercentile(99)));
       row("acquire latency max", ms(latencies.getMaxValue()));
@@ -264,19 +329,31 @@ final class DemoConsole implements TortureListener {
       row("held back (guard)", Long.toString(heldBack.sum()));
       row("leases lost", Long.toString(result.lostBeforeWrite()));
       row("violations", Integer.toString(violations.size()));
-      table.printf(Locale.ROOT, "  (violations: %d from the in-process check, %d from the"
-          + " history check of %d leases and %d critical sections; latency includes waiting"
-          + " for a busy resource)%n", occupancyViolations.size(), result.violations().size(),
-          result.history().leases().size(), result.history().work().size());
+      table.printf(
+          Locale.ROOT,
+          "  (violations: %d from the in-process check, %d from the"
+              + " history check of %d leases and %d critical sections; latency includes waiting"
+              + " for a busy resource)%n",
+          occupancyViolations.size(),
+          result.violations().size(),
+          result.history().leases().size(),
+          result.history().work().size());
       table.println();
       if (heldBack.sum() > 0) {
-        table.printf(Locale.ROOT, "Restart guard: %d failed attempt(s) after the restart found"
-            + " the restarted node held back (until reconnected, probed and up for %.1fs), from"
-            + " +%.1fs to +%.1fs; e.g. \"%s\".%n", heldBack.sum(), holdBack.toMillis() / 1e3,
-            firstHeldBack.get() / 1e9, lastHeldBack.get() / 1e9, heldBackDetail.get());
+        table.printf(
+            Locale.ROOT,
+            "Restart guard: %d failed attempt(s) after the restart found"
+                + " the restarted node held back (until reconnected, probed and up for %.1fs), from"
+                + " +%.1fs to +%.1fs; e.g. \"%s\".%n",
+            heldBack.sum(),
+            holdBack.toMillis() / 1e3,
+            firstHeldBack.get() / 1e9,
+            lastHeldBack.get() / 1e9,
+            heldBackDetail.get());
       } else if (restartedAt.get(0) != 0) {
-        table.println("Restart guard: no failed attempt after the restart happened to show the"
-            + " restarted node held back (only failed attempts report each node's answer).");
+        table.println(
+            "Restart guard: no failed attempt after the restart happened to show the"
+                + " restarted node held back (only failed attempts report each node's answer).");
       }
       if (!violations.isEmpty()) {
         table.println("SAFETY VIOLATED: " + violations.size() + " violation(s):");
@@ -288,8 +365,10 @@ final class DemoConsole implements TortureListener {
       } else if (nodes >= 5) {
         table.println("No violations: the quorum survived a minority failure.");
       } else {
-        table.println("No violations: mutual exclusion held, though with " + nodes
-            + " nodes two failed nodes left no quorum for a while.");
+        table.println(
+            "No violations: mutual exclusion held, though with "
+                + nodes
+                + " nodes two failed nodes left no quorum for a while.");
       }
       table.flush();
     }
@@ -308,8 +387,11 @@ final class DemoConsole implements TortureListener {
 
   /** The wall-clock time and the seconds since the run started: {@code [12:00:01.250 +2.0s]}. */
   private String timestamp() {
-    return String.format(Locale.ROOT, "[%s +%.1fs]",
-        LocalTime.now().truncatedTo(ChronoUnit.MILLIS), (System.nanoTime() - startNanos) / 1e9);
+    return String.format(
+        Locale.ROOT,
+        "[%s +%.1fs]",
+        LocalTime.now().truncatedTo(ChronoUnit.MILLIS),
+        (System.nanoTime() - startNanos) / 1e9);
   }
 
   /** Prints a line of its own, clearing the progress line first. */

@@ -38,23 +38,25 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     header = "Checks the nodes against what Redlock's safety assumes.",
     description = {
-        "Per node: reachable, role (must be master), Redis version, run_id, persistence"
-            + " against the restart guard, eviction (maxmemory with any policy but noeviction"
-            + " can evict lock keys), clock offset and rate against this host, round trip"
-            + " against the node timeout, the ACL rights the library needs (checked by running"
-            + " them on the key <prefix>__redlock__:doctor, which is deleted again), and the"
-            + " guard state (fresh marker, uptime). Then a verdict.",
-        "",
-        "Safety problems (exit 1): two URIs reaching one server (same run_id), a replica,"
-            + " maxmemory with an evicting policy, a clock that runs ahead of this host's by"
-            + " more than the drift factor. Warnings (exit 0): unreachable nodes (a minority),"
-            + " missing rights, slow round trips, nodes held back by the guard."},
+      "Per node: reachable, role (must be master), Redis version, run_id, persistence"
+          + " against the restart guard, eviction (maxmemory with any policy but noeviction"
+          + " can evict lock keys), clock offset and rate against this host, round trip"
+          + " against the node timeout, the ACL rights the library needs (checked by running"
+          + " them on the key <prefix>__redlock__:doctor, which is deleted again), and the"
+          + " guard state (fresh marker, uptime). Then a verdict.",
+      "",
+      "Safety problems (exit 1): two URIs reaching one server (same run_id), a replica,"
+          + " maxmemory with an evicting policy, a clock that runs ahead of this host's by"
+          + " more than the drift factor. Warnings (exit 0): unreachable nodes (a minority),"
+          + " missing rights, slow round trips, nodes held back by the guard."
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:healthy (warnings may be listed)",
-        "1:a safety problem was found",
-        "2:bad arguments, settings or config file",
-        "3:could not run: fewer than a majority of the nodes answered"})
+      "0:healthy (warnings may be listed)",
+      "1:a safety problem was found",
+      "2:bad arguments, settings or config file",
+      "3:could not run: fewer than a majority of the nodes answered"
+    })
 final class DoctorCommand implements Callable<Integer> {
 
   /** How long the clock rate is measured for, per node. */
@@ -63,27 +65,43 @@ final class DoctorCommand implements Callable<Integer> {
   /** The commands the library needs, and what for (see docs/production.md). */
   static final Map<String, String> NEEDED = neededCommands();
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ConnectionOptions connection;
+  @Mixin ConnectionOptions connection;
 
   @Option(names = "--json", description = "Print the rows and the verdict as one JSON document.")
   boolean json;
 
   /** What one node said; {@code error} is set when it could not be reached. */
-  record NodeFacts(String node, String error, String role, String version, String runId,
-      Long uptimeSeconds, String appendonly, String appendfsync, boolean rewrittenSinceStart,
-      Long maxmemory, String maxmemoryPolicy, String marker, Long offsetMillis,
-      Double rateExcess, Double rateUncertainty, Long roundTripMicros, List<String> refused) {
+  record NodeFacts(
+      String node,
+      String error,
+      String role,
+      String version,
+      String runId,
+      Long uptimeSeconds,
+      String appendonly,
+      String appendfsync,
+      boolean rewrittenSinceStart,
+      Long maxmemory,
+      String maxmemoryPolicy,
+      String marker,
+      Long offsetMillis,
+      Double rateExcess,
+      Double rateUncertainty,
+      Long roundTripMicros,
+      List<String> refused) {
     boolean reachable() {
       return error == null;
     }
   }
 
   /** How bad a finding is. */
-  enum Severity { OK, WARN, PROBLEM }
+  enum Severity {
+    OK,
+    WARN,
+    PROBLEM
+  }
 
   /** One finding on one node (or on the cluster, node {@code null}). */
   record Finding(String node, Severity severity, String check, String text) {}
@@ -130,63 +148,114 @@ final class DoctorCommand implements Callable<Integer> {
     int reachable = 0;
     for (NodeFacts f : facts) {
       if (!f.reachable()) {
-        findings.add(new Finding(f.node(), Severity.WARN, "reachable", "unreachable: "
-            + f.error()));
+        findings.add(
+            new Finding(f.node(), Severity.WARN, "reachable", "unreachable: " + f.error()));
         continue;
       }
       reachable++;
       String other = f.runId() == null ? null : runIds.putIfAbsent(f.runId(), f.node());
       if (other != null) {
-        findings.add(new Finding(f.node(), Severity.PROBLEM, "run_id", "the same server as "
-            + other + " (run_id " + f.runId() + "): two URIs, one node"));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.PROBLEM,
+                "run_id",
+                "the same server as " + other + " (run_id " + f.runId() + "): two URIs, one node"));
       }
       if (!"master".equals(f.role())) {
-        findings.add(new Finding(f.node(), Severity.PROBLEM, "role", "role " + f.role()
-            + ": every node must be an independent master"));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.PROBLEM,
+                "role",
+                "role " + f.role() + ": every node must be an independent master"));
       }
       if (f.maxmemory() == null || f.maxmemoryPolicy() == null) {
-        findings.add(new Finding(f.node(), Severity.WARN, "eviction",
-            "maxmemory not readable (CONFIG GET refused): eviction not checked"));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.WARN,
+                "eviction",
+                "maxmemory not readable (CONFIG GET refused): eviction not checked"));
       } else if (f.maxmemory() > 0
           && !f.maxmemoryPolicy().toLowerCase(Locale.ROOT).equals("noeviction")) {
-        findings.add(new Finding(f.node(), Severity.PROBLEM, "eviction", "maxmemory "
-            + f.maxmemory() + " with maxmemory-policy " + f.maxmemoryPolicy()
-            + " can evict lock keys; use noeviction or maxmemory 0"));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.PROBLEM,
+                "eviction",
+                "maxmemory "
+                    + f.maxmemory()
+                    + " with maxmemory-policy "
+                    + f.maxmemoryPolicy()
+                    + " can evict lock keys; use noeviction or maxmemory 0"));
       }
-      if (f.rateExcess() != null && f.rateUncertainty() != null
+      if (f.rateExcess() != null
+          && f.rateUncertainty() != null
           && f.rateExcess() - f.rateUncertainty() > config.driftFactor()) {
-        findings.add(new Finding(f.node(), Severity.PROBLEM, "clock", String.format(Locale.ROOT,
-            "clock runs %.2f%% ahead of this host's (more than driftFactor %.2f%%): keys"
-                + " expire early", 100 * f.rateExcess(), 100 * config.driftFactor())));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.PROBLEM,
+                "clock",
+                String.format(
+                    Locale.ROOT,
+                    "clock runs %.2f%% ahead of this host's (more than driftFactor %.2f%%): keys"
+                        + " expire early",
+                    100 * f.rateExcess(),
+                    100 * config.driftFactor())));
       }
       if (f.roundTripMicros() != null
           && f.roundTripMicros() * 2 > config.nodeTimeout().toNanos() / 1_000) {
-        findings.add(new Finding(f.node(), Severity.WARN, "round trip", "round trip "
-            + f.roundTripMicros() / 1_000.0 + " ms is more than half the node timeout "
-            + DurationConverter.format(config.nodeTimeout()) + ": votes may time out"));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.WARN,
+                "round trip",
+                "round trip "
+                    + f.roundTripMicros() / 1_000.0
+                    + " ms is more than half the node timeout "
+                    + DurationConverter.format(config.nodeTimeout())
+                    + ": votes may time out"));
       }
       if (!f.refused().isEmpty()) {
         List<String> why = new ArrayList<>();
         for (String command : f.refused()) {
           why.add(command + " (" + NEEDED.getOrDefault(command, "needed") + ")");
         }
-        findings.add(new Finding(f.node(), Severity.WARN, "acl", "refuses "
-            + String.join(", ", why) + ": locks "
-            + (f.refused().contains("info") || f.refused().contains("time")
-                ? "never count while the restart guard is on" : "fail")
-            + "; see the ACL in docs/production.md"));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.WARN,
+                "acl",
+                "refuses "
+                    + String.join(", ", why)
+                    + ": locks "
+                    + (f.refused().contains("info") || f.refused().contains("time")
+                        ? "never count while the restart guard is on"
+                        : "fail")
+                    + "; see the ACL in docs/production.md"));
       }
-      if (config.restartGuard() && !countsAtOnce(f) && f.uptimeSeconds() != null
+      if (config.restartGuard()
+          && !countsAtOnce(f)
+          && f.uptimeSeconds() != null
           && f.uptimeSeconds() * 1_000 < windowMillis) {
-        findings.add(new Finding(f.node(), Severity.WARN, "guard", "held back by the restart"
-            + " guard for another " + (windowMillis / 1_000 - f.uptimeSeconds()) + " s;"
-            + " 'redlock init' declares a brand-new cluster fresh"));
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.WARN,
+                "guard",
+                "held back by the restart"
+                    + " guard for another "
+                    + (windowMillis / 1_000 - f.uptimeSeconds())
+                    + " s;"
+                    + " 'redlock init' declares a brand-new cluster fresh"));
       }
     }
     int quorum = RedlockRules.quorum(facts.size());
     boolean problem = findings.stream().anyMatch(f -> f.severity() == Severity.PROBLEM);
-    int exit = reachable < quorum ? ExitCodes.FAILURE
-        : problem ? ExitCodes.VIOLATION : ExitCodes.OK;
+    int exit =
+        reachable < quorum ? ExitCodes.FAILURE : problem ? ExitCodes.VIOLATION : ExitCodes.OK;
     return new Verdict(findings, reachable, facts.size(), exit);
   }
 
@@ -199,7 +268,8 @@ final class DoctorCommand implements Callable<Integer> {
   }
 
   static boolean persistsEveryWrite(NodeFacts f) {
-    return "yes".equals(f.appendonly()) && "always".equals(f.appendfsync())
+    return "yes".equals(f.appendonly())
+        && "always".equals(f.appendfsync())
         && !f.rewrittenSinceStart();
   }
 
@@ -228,7 +298,10 @@ final class DoctorCommand implements Callable<Integer> {
       return "AOF always: a restarted node counts at once"
           + (FreshMarker.isMarker(f.marker()) ? "" : " once 'redlock init' wrote a marker");
     }
-    return "appendonly " + f.appendonly() + ", appendfsync " + f.appendfsync()
+    return "appendonly "
+        + f.appendonly()
+        + ", appendfsync "
+        + f.appendfsync()
         + (f.rewrittenSinceStart() ? ", AOF rewritten" : "")
         + ": the guard holds a restarted node back for max-ttl";
   }
@@ -236,20 +309,26 @@ final class DoctorCommand implements Callable<Integer> {
   private List<NodeFacts> examineAll(ConnectionOptions.Settings settings)
       throws InterruptedException {
     Duration timeout = settings.connectTimeout();
-    return InspectionClient.lookAtAll(settings.nodes(), "redlock-doctor",
+    return InspectionClient.lookAtAll(
+        settings.nodes(),
+        "redlock-doctor",
         timeout.multipliedBy(3).plus(RATE_BASELINE),
         (node, resources) -> examine(node, settings, resources, timeout),
         node -> unreachable(StatusCommand.displayName(node), "no answer in time"));
   }
 
   private static NodeFacts unreachable(String node, String error) {
-    return new NodeFacts(node, error, null, null, null, null, null, null, false, null, null,
-        null, null, null, null, null, List.of());
+    return new NodeFacts(
+        node, error, null, null, null, null, null, null, false, null, null, null, null, null, null,
+        null, List.of());
   }
 
   /** Asks one node everything doctor needs; never throws. */
-  static NodeFacts examine(String node, ConnectionOptions.Settings settings,
-      ClientResources resources, Duration timeout) {
+  static NodeFacts examine(
+      String node,
+      ConnectionOptions.Settings settings,
+      ClientResources resources,
+      Duration timeout) {
     String name = StatusCommand.displayName(node);
     RedisURI uri;
     try {
@@ -264,9 +343,13 @@ final class DoctorCommand implements Callable<Integer> {
       List<String> refused = new ArrayList<>();
       Map<String, String> info = new HashMap<>();
       try {
-        info.putAll(InspectionClient.parseInfo(redis.info("server") + "\n"
-            + redis.info("replication") + "\n"
-            + redis.info("persistence")));
+        info.putAll(
+            InspectionClient.parseInfo(
+                redis.info("server")
+                    + "\n"
+                    + redis.info("replication")
+                    + "\n"
+                    + redis.info("persistence")));
       } catch (RuntimeException e) {
         refused.add("info");
       }
@@ -311,15 +394,29 @@ final class DoctorCommand implements Callable<Integer> {
       } catch (NumberFormatException e) {
         // left unknown
       }
-      boolean rewritten = !"0".equals(info.getOrDefault("aof_rewrite_in_progress", "0"))
-          || !"0".equals(info.getOrDefault("aof_rewrite_scheduled", "0"))
-          || !"-1".equals(info.getOrDefault("aof_last_rewrite_time_sec", "-1"))
-          || !"0".equals(info.getOrDefault("aof_rewrites", "0"));
-      return new NodeFacts(name, null, info.getOrDefault("role", "?"),
-          info.getOrDefault("redis_version", "?"), info.get("run_id"), uptime, appendonly,
-          appendfsync, rewritten, maxmemory == null ? null : Long.valueOf(maxmemory), policy,
-          marker, offset, excess, uncertainty,
-          bestRoundTrip == Long.MAX_VALUE ? null : bestRoundTrip / 1_000, List.copyOf(refused));
+      boolean rewritten =
+          !"0".equals(info.getOrDefault("aof_rewrite_in_progress", "0"))
+              || !"0".equals(info.getOrDefault("aof_rewrite_scheduled", "0"))
+              || !"-1".equals(info.getOrDefault("aof_last_rewrite_time_sec", "-1"))
+              || !"0".equals(info.getOrDefault("aof_rewrites", "0"));
+      return new NodeFacts(
+          name,
+          null,
+          info.getOrDefault("role", "?"),
+          info.getOrDefault("redis_version", "?"),
+          info.get("run_id"),
+          uptime,
+          appendonly,
+          appendfsync,
+          rewritten,
+          maxmemory == null ? null : Long.valueOf(maxmemory),
+          policy,
+          marker,
+          offset,
+          excess,
+          uncertainty,
+          bestRoundTrip == Long.MAX_VALUE ? null : bestRoundTrip / 1_000,
+          List.copyOf(refused));
     } catch (RuntimeException e) {
       return unreachable(name, InspectionClient.oneLine(e));
     } finally {
@@ -334,8 +431,9 @@ final class DoctorCommand implements Callable<Integer> {
     List<String> time = redis.time();
     long received = System.nanoTime();
     long micros = Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1));
-    return new long[] {micros, sent + (received - sent) / 2, received - sent,
-        wall + (received - sent) / 2_000_000};
+    return new long[] {
+      micros, sent + (received - sent) / 2, received - sent, wall + (received - sent) / 2_000_000
+    };
   }
 
   private static String config(RedisCommands<String, String> redis, String parameter) {
@@ -350,8 +448,8 @@ final class DoctorCommand implements Callable<Integer> {
    * Runs what the library's requests run, on a key of doctor's own, and returns the commands
    * the node refused (NOPERM).
    */
-  private static List<String> refusedScriptCommands(RedisCommands<String, String> redis,
-      String keyPrefix) {
+  private static List<String> refusedScriptCommands(
+      RedisCommands<String, String> redis, String keyPrefix) {
     List<String> refused = new ArrayList<>();
     String key = keyPrefix + "__redlock__:doctor";
     try {
@@ -360,13 +458,17 @@ final class DoctorCommand implements Callable<Integer> {
       addIfRefused(refused, e, "set");
     }
     for (String command : List.of("get", "exists", "pexpire", "del")) {
-      String script = "return redis.call('" + command + "', KEYS[1]"
-          + (command.equals("pexpire") ? ", 5000" : "") + ")";
+      String script =
+          "return redis.call('"
+              + command
+              + "', KEYS[1]"
+              + (command.equals("pexpire") ? ", 5000" : "")
+              + ")";
       try {
         redis.eval(script, ScriptOutputType.VALUE, key);
       } catch (RuntimeException e) {
-        if (isRefused(e) && InspectionClient.oneLine(e).toLowerCase(Locale.ROOT)
-            .contains("'" + command + "'")) {
+        if (isRefused(e)
+            && InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'" + command + "'")) {
           refused.add(command);
         } else {
           addIfRefused(refused, e, "eval");
@@ -401,34 +503,68 @@ final class DoctorCommand implements Callable<Integer> {
     return InspectionClient.oneLine(e).toUpperCase(Locale.ROOT).contains("NOPERM");
   }
 
-  private static void print(PrintWriter out, List<NodeFacts> facts, Verdict verdict,
-      RedlockConfig config) {
+  private static void print(
+      PrintWriter out, List<NodeFacts> facts, Verdict verdict, RedlockConfig config) {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"NODE", "REACHABLE", "ROLE", "VERSION", "UPTIME", "GUARD", "RTT",
-        "CLOCK", "EVICTION", "PERSISTENCE"});
+    rows.add(
+        new String[] {
+          "NODE",
+          "REACHABLE",
+          "ROLE",
+          "VERSION",
+          "UPTIME",
+          "GUARD",
+          "RTT",
+          "CLOCK",
+          "EVICTION",
+          "PERSISTENCE"
+        });
     for (NodeFacts f : facts) {
       if (!f.reachable()) {
-        rows.add(new String[] {f.node(), "no: " + f.error(), "-", "-", "-", "-", "-", "-", "-",
-            "-"});
+        rows.add(
+            new String[] {f.node(), "no: " + f.error(), "-", "-", "-", "-", "-", "-", "-", "-"});
         continue;
       }
-      rows.add(new String[] {f.node(), "yes", f.role(), f.version(),
-          f.uptimeSeconds() == null ? "?" : f.uptimeSeconds() + "s", guardState(f, config),
-          f.roundTripMicros() == null ? "?"
-              : String.format(Locale.ROOT, "%.2fms", f.roundTripMicros() / 1_000.0),
-          f.rateExcess() == null ? "?" : String.format(Locale.ROOT, "%+dms %+.3f%%",
-              f.offsetMillis(), 100 * f.rateExcess()),
-          f.maxmemoryPolicy() == null ? "?" : "maxmemory " + f.maxmemory() + " "
-              + f.maxmemoryPolicy(),
-          persistence(f)});
+      rows.add(
+          new String[] {
+            f.node(),
+            "yes",
+            f.role(),
+            f.version(),
+            f.uptimeSeconds() == null ? "?" : f.uptimeSeconds() + "s",
+            guardState(f, config),
+            f.roundTripMicros() == null
+                ? "?"
+                : String.format(Locale.ROOT, "%.2fms", f.roundTripMicros() / 1_000.0),
+            f.rateExcess() == null
+                ? "?"
+                : String.format(
+                    Locale.ROOT, "%+dms %+.3f%%", f.offsetMillis(), 100 * f.rateExcess()),
+            f.maxmemoryPolicy() == null
+                ? "?"
+                : "maxmemory " + f.maxmemory() + " " + f.maxmemoryPolicy(),
+            persistence(f)
+          });
     }
     InspectionClient.printColumns(out, rows);
     for (Finding finding : verdict.findings()) {
-      out.println(finding.severity() + " " + finding.node() + " " + finding.check() + ": "
-          + finding.text());
+      out.println(
+          finding.severity()
+              + " "
+              + finding.node()
+              + " "
+              + finding.check()
+              + ": "
+              + finding.text());
     }
-    out.println("verdict: " + verdictWord(verdict) + " (" + verdict.reachable() + " of "
-        + verdict.nodes() + " node(s) answered)");
+    out.println(
+        "verdict: "
+            + verdictWord(verdict)
+            + " ("
+            + verdict.reachable()
+            + " of "
+            + verdict.nodes()
+            + " node(s) answered)");
   }
 
   static String verdictWord(Verdict verdict) {
@@ -440,25 +576,45 @@ final class DoctorCommand implements Callable<Integer> {
   }
 
   static String toJson(List<NodeFacts> facts, Verdict verdict) {
-    StringBuilder json = new StringBuilder("{\"verdict\":").append(quote(verdictWord(verdict)))
-        .append(",\"exitCode\":").append(verdict.exitCode()).append(",\"nodes\":[");
+    StringBuilder json =
+        new StringBuilder("{\"verdict\":")
+            .append(quote(verdictWord(verdict)))
+            .append(",\"exitCode\":")
+            .append(verdict.exitCode())
+            .append(",\"nodes\":[");
     for (int i = 0; i < facts.size(); i++) {
       NodeFacts f = facts.get(i);
-      json.append(i == 0 ? "" : ",").append("{\"node\":").append(quote(f.node()))
-          .append(",\"reachable\":").append(f.reachable())
-          .append(",\"error\":").append(quote(f.error()))
-          .append(",\"role\":").append(quote(f.role()))
-          .append(",\"version\":").append(quote(f.version()))
-          .append(",\"runId\":").append(quote(f.runId()))
-          .append(",\"uptimeSeconds\":").append(f.uptimeSeconds())
-          .append(",\"appendonly\":").append(quote(f.appendonly()))
-          .append(",\"appendfsync\":").append(quote(f.appendfsync()))
-          .append(",\"maxmemory\":").append(f.maxmemory())
-          .append(",\"maxmemoryPolicy\":").append(quote(f.maxmemoryPolicy()))
-          .append(",\"freshMarker\":").append(f.marker() != null)
-          .append(",\"clockOffsetMillis\":").append(f.offsetMillis())
-          .append(",\"clockRateExcess\":").append(f.rateExcess())
-          .append(",\"roundTripMicros\":").append(f.roundTripMicros())
+      json.append(i == 0 ? "" : ",")
+          .append("{\"node\":")
+          .append(quote(f.node()))
+          .append(",\"reachable\":")
+          .append(f.reachable())
+          .append(",\"error\":")
+          .append(quote(f.error()))
+          .append(",\"role\":")
+          .append(quote(f.role()))
+          .append(",\"version\":")
+          .append(quote(f.version()))
+          .append(",\"runId\":")
+          .append(quote(f.runId()))
+          .append(",\"uptimeSeconds\":")
+          .append(f.uptimeSeconds())
+          .append(",\"appendonly\":")
+          .append(quote(f.appendonly()))
+          .append(",\"appendfsync\":")
+          .append(quote(f.appendfsync()))
+          .append(",\"maxmemory\":")
+          .append(f.maxmemory())
+          .append(",\"maxmemoryPolicy\":")
+          .append(quote(f.maxmemoryPolicy()))
+          .append(",\"freshMarker\":")
+          .append(f.marker() != null)
+          .append(",\"clockOffsetMillis\":")
+          .append(f.offsetMillis())
+          .append(",\"clockRateExcess\":")
+          .append(f.rateExcess())
+          .append(",\"roundTripMicros\":")
+          .append(f.roundTripMicros())
           .append(",\"refused\":[");
       for (int r = 0; r < f.refused().size(); r++) {
         json.append(r == 0 ? "" : ",").append(quote(f.refused().get(r)));
@@ -468,10 +624,16 @@ final class DoctorCommand implements Callable<Integer> {
     json.append("],\"findings\":[");
     for (int i = 0; i < verdict.findings().size(); i++) {
       Finding finding = verdict.findings().get(i);
-      json.append(i == 0 ? "" : ",").append("{\"node\":").append(quote(finding.node()))
-          .append(",\"severity\":").append(quote(finding.severity().name()))
-          .append(",\"check\":").append(quote(finding.check()))
-          .append(",\"text\":").append(quote(finding.text())).append('}');
+      json.append(i == 0 ? "" : ",")
+          .append("{\"node\":")
+          .append(quote(finding.node()))
+          .append(",\"severity\":")
+          .append(quote(finding.severity().name()))
+          .append(",\"check\":")
+          .append(quote(finding.check()))
+          .append(",\"text\":")
+          .append(quote(finding.text()))
+          .append('}');
     }
     return json.append("]}").toString();
   }

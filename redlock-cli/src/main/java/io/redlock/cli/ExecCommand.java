@@ -40,65 +40,84 @@ import picocli.CommandLine.Spec;
     // Everything after RESOURCE belongs to the command, even words that look like options:
     // Main.commandLine() sets stopAtPositional for this command (see commandWords() for "--").
     description = {
-        "Acquires RESOURCE, runs COMMAND with inherited stdin/stdout/stderr while keeping the"
-            + " lease extended, releases the lock when COMMAND exits and exits with its status.",
-        "COMMAND sees REDLOCK_TOKEN (the lease's token) and REDLOCK_RESOURCE in its"
-            + " environment. Options go before RESOURCE; everything after it (or after --) is"
-            + " the command.",
-        "",
-        "If the lease is lost while COMMAND runs (a majority of the nodes no longer hold it),"
-            + " --on-lost decides: kill = SIGTERM, then SIGKILL after --grace; term = SIGTERM"
-            + " only; ignore = a warning only. Either way redlock exits 74 afterwards.",
-        "SIGTERM, SIGINT and SIGHUP sent to redlock are forwarded to COMMAND as SIGTERM"
-            + " (SIGKILL after --grace), the lock is released and redlock exits with COMMAND's"
-            + " status. SIGKILL cannot be forwarded: COMMAND then runs on unlocked once the ttl"
-            + " expires."},
+      "Acquires RESOURCE, runs COMMAND with inherited stdin/stdout/stderr while keeping the"
+          + " lease extended, releases the lock when COMMAND exits and exits with its status.",
+      "COMMAND sees REDLOCK_TOKEN (the lease's token) and REDLOCK_RESOURCE in its"
+          + " environment. Options go before RESOURCE; everything after it (or after --) is"
+          + " the command.",
+      "",
+      "If the lease is lost while COMMAND runs (a majority of the nodes no longer hold it),"
+          + " --on-lost decides: kill = SIGTERM, then SIGKILL after --grace; term = SIGTERM"
+          + " only; ignore = a warning only. Either way redlock exits 74 afterwards.",
+      "SIGTERM, SIGINT and SIGHUP sent to redlock are forwarded to COMMAND as SIGTERM"
+          + " (SIGKILL after --grace), the lock is released and redlock exits with COMMAND's"
+          + " status. SIGKILL cannot be forwarded: COMMAND then runs on unlocked once the ttl"
+          + " expires."
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0..125:COMMAND's own exit status",
-        "2:bad arguments, settings or config file",
-        "3:could not run: no majority of the nodes answered, credentials refused, internal"
-            + " error",
-        "73:the lock was not acquired within --wait (at once with --no-wait)",
-        "74:the lease was lost while COMMAND ran (COMMAND was signalled per --on-lost)",
-        "126:COMMAND could not be executed (permission denied)",
-        "127:COMMAND was not found",
-        "128+N:COMMAND died of signal N (e.g. 137 = SIGKILL, 143 = SIGTERM)"})
+      "0..125:COMMAND's own exit status",
+      "2:bad arguments, settings or config file",
+      "3:could not run: no majority of the nodes answered, credentials refused, internal"
+          + " error",
+      "73:the lock was not acquired within --wait (at once with --no-wait)",
+      "74:the lease was lost while COMMAND ran (COMMAND was signalled per --on-lost)",
+      "126:COMMAND could not be executed (permission denied)",
+      "127:COMMAND was not found",
+      "128+N:COMMAND died of signal N (e.g. 137 = SIGKILL, 143 = SIGTERM)"
+    })
 final class ExecCommand implements Callable<Integer> {
 
   /** What to do with the command when the lease is lost. */
-  enum OnLost { kill, term, ignore }
+  enum OnLost {
+    kill,
+    term,
+    ignore
+  }
 
   static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
   static final Duration MIN_TTL = Duration.ofMillis(100);
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ConnectionOptions connection;
+  @Mixin ConnectionOptions connection;
 
-  @Option(names = "--wait", defaultValue = "30s", converter = DurationConverter.class,
+  @Option(
+      names = "--wait",
+      defaultValue = "30s",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
       description = "How long to keep trying to acquire (default: ${DEFAULT-VALUE}).")
   Duration wait;
 
-  @Option(names = "--no-wait",
+  @Option(
+      names = "--no-wait",
       description = "Make one attempt and fail at once (exit 73) if the lock is held.")
   boolean noWait;
 
-  @Option(names = "--ttl", converter = DurationConverter.class, paramLabel = "<duration>",
-      description = "Lease time to live, renewed while COMMAND runs; how long the lock"
-          + " outlives a redlock that died without releasing it (default: ttl= in the config"
-          + " file, else 30s).")
+  @Option(
+      names = "--ttl",
+      converter = DurationConverter.class,
+      paramLabel = "<duration>",
+      description =
+          "Lease time to live, renewed while COMMAND runs; how long the lock"
+              + " outlives a redlock that died without releasing it (default: ttl= in the config"
+              + " file, else 30s).")
   Duration ttl;
 
-  @Option(names = "--on-lost", defaultValue = "kill", paramLabel = "kill|term|ignore",
-      description = "When the lease is lost: kill (SIGTERM, then SIGKILL after --grace), term"
-          + " (SIGTERM only) or ignore (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--on-lost",
+      defaultValue = "kill",
+      paramLabel = "kill|term|ignore",
+      description =
+          "When the lease is lost: kill (SIGTERM, then SIGKILL after --grace), term"
+              + " (SIGTERM only) or ignore (default: ${DEFAULT-VALUE}).")
   OnLost onLost;
 
-  @Option(names = "--grace", defaultValue = "10s", converter = DurationConverter.class,
+  @Option(
+      names = "--grace",
+      defaultValue = "10s",
+      converter = DurationConverter.class,
       paramLabel = "<duration>",
       description = "Time between SIGTERM and SIGKILL (default: ${DEFAULT-VALUE}).")
   Duration grace;
@@ -106,7 +125,10 @@ final class ExecCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "RESOURCE", description = "The resource to lock.")
   String resource;
 
-  @Parameters(index = "1..*", arity = "1..*", paramLabel = "COMMAND",
+  @Parameters(
+      index = "1..*",
+      arity = "1..*",
+      paramLabel = "COMMAND",
       description = "The command and its arguments.")
   List<String> command;
 
@@ -123,13 +145,18 @@ final class ExecCommand implements Callable<Integer> {
     ConnectionOptions.Settings settings = connection.resolve();
     Duration leaseTtl = ttl != null ? ttl : settings.ttl().orElse(DEFAULT_TTL);
     if (leaseTtl.compareTo(MIN_TTL) < 0) {
-      throw invalid(ttl != null ? "option '--ttl'" : "config key 'ttl'",
+      throw invalid(
+          ttl != null ? "option '--ttl'" : "config key 'ttl'",
           DurationConverter.format(leaseTtl) + " is too short: it must be at least 100ms");
     }
-    RedlockConfig config = connection.build(settings, settings.builder()
-        .ttl(leaseTtl)
-        .retryCount(noWait ? 0 : Integer.MAX_VALUE)
-        .maxWait(noWait ? Duration.ZERO : wait));
+    RedlockConfig config =
+        connection.build(
+            settings,
+            settings
+                .builder()
+                .ttl(leaseTtl)
+                .retryCount(noWait ? 0 : Integer.MAX_VALUE)
+                .maxWait(noWait ? Duration.ZERO : wait));
 
     Thread hook = new Thread(this::onSignal, "redlock-exec-signal");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -177,7 +204,8 @@ final class ExecCommand implements Callable<Integer> {
         process = builder.start();
       } catch (IOException e) {
         boolean denied = String.valueOf(e.getMessage()).contains("error=13");
-        return fail(denied ? ExitCodes.CANNOT_EXECUTE : ExitCodes.NOT_FOUND,
+        return fail(
+            denied ? ExitCodes.CANNOT_EXECUTE : ExitCodes.NOT_FOUND,
             words.get(0) + ": " + (denied ? "permission denied" : "command not found"));
       }
       child = process;
@@ -192,8 +220,14 @@ final class ExecCommand implements Callable<Integer> {
       lost.set(true);
     }
     if (lost.get()) {
-      err().println("redlock exec: " + words.get(0) + " exited with status " + status
-          + " after the lease was lost; exit code " + ExitCodes.LEASE_LOST);
+      err()
+          .println(
+              "redlock exec: "
+                  + words.get(0)
+                  + " exited with status "
+                  + status
+                  + " after the lease was lost; exit code "
+                  + ExitCodes.LEASE_LOST);
       err().flush();
       return ExitCodes.LEASE_LOST;
     }
@@ -208,8 +242,12 @@ final class ExecCommand implements Callable<Integer> {
     }
     String what = "redlock exec: " + e.getMessage();
     if (onLost == OnLost.ignore || !process.isAlive()) {
-      err().println(what + (process.isAlive() ? "; --on-lost=ignore: the command keeps running"
-          + " without the lock" : ""));
+      err()
+          .println(
+              what
+                  + (process.isAlive()
+                      ? "; --on-lost=ignore: the command keeps running" + " without the lock"
+                      : ""));
       err().flush();
       return;
     }
@@ -246,8 +284,13 @@ final class ExecCommand implements Callable<Integer> {
   private void killAfterGrace(Process process) {
     try {
       if (!process.waitFor(grace.toNanos(), TimeUnit.NANOSECONDS)) {
-        err().println("redlock exec: pid " + process.pid() + " still runs after "
-            + DurationConverter.format(grace) + "; sending SIGKILL");
+        err()
+            .println(
+                "redlock exec: pid "
+                    + process.pid()
+                    + " still runs after "
+                    + DurationConverter.format(grace)
+                    + "; sending SIGKILL");
         err().flush();
         process.destroyForcibly();
       }
@@ -291,13 +334,33 @@ final class ExecCommand implements Callable<Integer> {
     int quorum = nodes / 2 + 1;
     String after = noWait ? "at once (--no-wait)" : "within " + DurationConverter.format(wait);
     if (answered < quorum) {
-      return fail(ExitCodes.FAILURE, "could not acquire '" + resource + "' " + after
-          + ": only " + answered + " of " + nodes + " nodes answered, " + quorum
-          + " are needed; last attempt: " + e.lastOutcomes());
+      return fail(
+          ExitCodes.FAILURE,
+          "could not acquire '"
+              + resource
+              + "' "
+              + after
+              + ": only "
+              + answered
+              + " of "
+              + nodes
+              + " nodes answered, "
+              + quorum
+              + " are needed; last attempt: "
+              + e.lastOutcomes());
     }
-    return fail(ExitCodes.NOT_ACQUIRED, "could not acquire '" + resource + "' " + after
-        + ": held by another client (" + taken + " of " + nodes + " nodes answered that it is"
-        + " taken)");
+    return fail(
+        ExitCodes.NOT_ACQUIRED,
+        "could not acquire '"
+            + resource
+            + "' "
+            + after
+            + ": held by another client ("
+            + taken
+            + " of "
+            + nodes
+            + " nodes answered that it is"
+            + " taken)");
   }
 
   private void checkArguments() {
@@ -305,7 +368,8 @@ final class ExecCommand implements Callable<Integer> {
       throw invalid("option '--no-wait'", "it cannot be used together with --wait");
     }
     if (ttl != null && ttl.compareTo(MIN_TTL) < 0) {
-      throw invalid("option '--ttl'",
+      throw invalid(
+          "option '--ttl'",
           DurationConverter.format(ttl) + " is too short: it must be at least 100ms");
     }
   }
@@ -317,8 +381,7 @@ final class ExecCommand implements Callable<Integer> {
       words = words.subList(1, words.size());
     }
     if (words.isEmpty()) {
-      throw new ParameterException(spec.commandLine(),
-          "Missing required parameter: 'COMMAND'");
+      throw new ParameterException(spec.commandLine(), "Missing required parameter: 'COMMAND'");
     }
     return words;
   }
@@ -334,7 +397,7 @@ final class ExecCommand implements Callable<Integer> {
   }
 
   private ParameterException invalid(String where, String message) {
-    return new ParameterException(spec.commandLine(),
-        "Invalid value for " + where + ": " + message);
+    return new ParameterException(
+        spec.commandLine(), "Invalid value for " + where + ": " + message);
   }
 }

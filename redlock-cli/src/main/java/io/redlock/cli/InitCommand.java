@@ -22,33 +22,34 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     header = "Declares a brand-new cluster fresh: its nodes count at once.",
     description = {
-        "Writes to each node a marker bound to its current Redis process (run_id), declaring"
-            + " that it holds no locks; the restart guard then counts the node at once,"
-            + " instead of only once it has been up for max-ttl plus drift. A restart breaks the"
-            + " binding: the guard applies again.",
-        "",
-        "A whole-cluster act, for a new cluster or while every client is stopped: it writes"
-            + " nothing while any node holds keys that may be locks (keys under the key prefix,"
-            + " or with no prefix any key but the marker), or when it cannot rule that out (a"
-            + " node unreachable, or refusing the check). --force writes to every reachable"
-            + " node without looking."},
+      "Writes to each node a marker bound to its current Redis process (run_id), declaring"
+          + " that it holds no locks; the restart guard then counts the node at once,"
+          + " instead of only once it has been up for max-ttl plus drift. A restart breaks the"
+          + " binding: the guard applies again.",
+      "",
+      "A whole-cluster act, for a new cluster or while every client is stopped: it writes"
+          + " nothing while any node holds keys that may be locks (keys under the key prefix,"
+          + " or with no prefix any key but the marker), or when it cannot rule that out (a"
+          + " node unreachable, or refusing the check). --force writes to every reachable"
+          + " node without looking."
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:every node is marked",
-        "1:refused: a node holds keys that may be locks (nothing was written)",
-        "2:bad arguments, settings or config file",
-        "3:could not run, or a node could not be checked or marked"})
+      "0:every node is marked",
+      "1:refused: a node holds keys that may be locks (nothing was written)",
+      "2:bad arguments, settings or config file",
+      "3:could not run, or a node could not be checked or marked"
+    })
 final class InitCommand implements Callable<Integer> {
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ConnectionOptions connection;
+  @Mixin ConnectionOptions connection;
 
-  @Option(names = "--force",
-      description = "Write the marker without looking for keys: only when no client holds a"
-          + " lease.")
+  @Option(
+      names = "--force",
+      description =
+          "Write the marker without looking for keys: only when no client holds a" + " lease.")
   boolean force;
 
   @Override
@@ -71,16 +72,20 @@ final class InitCommand implements Callable<Integer> {
       out.println(node.node() + "  " + describe(node));
     }
     if (report.complete()) {
-      out.println("init: every node is declared fresh (" + report.nodes().size()
-          + " node(s)); each counts at once until it restarts");
+      out.println(
+          "init: every node is declared fresh ("
+              + report.nodes().size()
+              + " node(s)); each counts at once until it restarts");
       out.flush();
       return ExitCodes.OK;
     }
     out.flush();
-    err.println("redlock init: " + (holdsKeys
-        ? "refused: a node holds keys that may be locks; nothing was declared fresh (use"
-            + " --force only if no client holds a lease)"
-        : "not every node could be checked and marked; see above"));
+    err.println(
+        "redlock init: "
+            + (holdsKeys
+                ? "refused: a node holds keys that may be locks; nothing was declared fresh (use"
+                    + " --force only if no client holds a lease)"
+                : "not every node could be checked and marked; see above"));
     err.flush();
     return holdsKeys ? ExitCodes.VIOLATION : ExitCodes.FAILURE;
   }

@@ -64,15 +64,23 @@ final class InspectionClient {
    * Looks at every node at once, each on a thread of its own, and returns what each gave, in
    * node order; a node that gave nothing {@code within} that time is {@code noAnswer}'s.
    */
-  static <T> List<T> lookAtAll(List<String> nodes, String threadName, Duration within,
-      Look<T> look, Function<String, T> noAnswer) throws InterruptedException {
-    ClientResources resources = DefaultClientResources.builder()
-        .ioThreadPoolSize(2).computationThreadPoolSize(2).build();
-    ExecutorService pool = Executors.newFixedThreadPool(nodes.size(), runnable -> {
-      Thread thread = new Thread(runnable, threadName);
-      thread.setDaemon(true);
-      return thread;
-    });
+  static <T> List<T> lookAtAll(
+      List<String> nodes,
+      String threadName,
+      Duration within,
+      Look<T> look,
+      Function<String, T> noAnswer)
+      throws InterruptedException {
+    ClientResources resources =
+        DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            nodes.size(),
+            runnable -> {
+              Thread thread = new Thread(runnable, threadName);
+              thread.setDaemon(true);
+              return thread;
+            });
     try {
       List<CompletableFuture<T>> futures = new ArrayList<>();
       for (String node : nodes) {
@@ -82,8 +90,8 @@ final class InspectionClient {
       long deadline = System.nanoTime() + within.toNanos();
       for (int i = 0; i < futures.size(); i++) {
         try {
-          seen.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()),
-              TimeUnit.NANOSECONDS));
+          seen.add(
+              futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
         } catch (ExecutionException | TimeoutException e) {
           seen.add(noAnswer.apply(nodes.get(i)));
         }
@@ -98,11 +106,12 @@ final class InspectionClient {
   /** A client on {@code resources} that never reconnects and waits at most {@code timeout}. */
   static RedisClient client(ClientResources resources, Duration timeout) {
     RedisClient client = RedisClient.create(resources);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(false)
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-        .build());
+    client.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(false)
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            .build());
     return client;
   }
 
@@ -142,8 +151,10 @@ final class InspectionClient {
     for (String[] row : rows) {
       StringBuilder line = new StringBuilder();
       for (int c = 0; c < row.length; c++) {
-        line.append(c == row.length - 1 ? row[c]
-            : String.format(Locale.ROOT, "%-" + widths[c] + "s  ", row[c]));
+        line.append(
+            c == row.length - 1
+                ? row[c]
+                : String.format(Locale.ROOT, "%-" + widths[c] + "s  ", row[c]));
       }
       out.println(line.toString().stripTrailing());
     }

@@ -28,23 +28,31 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Redlock, a distributed lock over independent Redis masters.",
-    subcommands = {ExecCommand.class, StatusCommand.class, InitCommand.class, DoctorCommand.class,
-        DemoCommand.class,
-        TortureCommand.class, AutoComplete.GenerateCompletion.class},
+    subcommands = {
+      ExecCommand.class,
+      StatusCommand.class,
+      InitCommand.class,
+      DoctorCommand.class,
+      DemoCommand.class,
+      TortureCommand.class,
+      AutoComplete.GenerateCompletion.class
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:success",
-        "1:a safety violation was seen",
-        "2:bad arguments",
-        "3:the command could not run",
-        "73, 74, ...:see 'redlock exec --help'"},
+      "0:success",
+      "1:a safety violation was seen",
+      "2:bad arguments",
+      "3:the command could not run",
+      "73, 74, ...:see 'redlock exec --help'"
+    },
     footerHeading = "%nBash completion:%n",
-    footer = {"  ./redlock generate-completion > redlock_completion",
-        "  source redlock_completion"})
+    footer = {
+      "  ./redlock generate-completion > redlock_completion",
+      "  source redlock_completion"
+    })
 public final class Main implements Runnable {
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
   @Override
   public void run() {
@@ -57,10 +65,11 @@ public final class Main implements Runnable {
 
   /** The configured command line, also used by tests to parse without running anything. */
   static CommandLine commandLine() {
-    CommandLine commandLine = new CommandLine(new Main())
-        .setCaseInsensitiveEnumValuesAllowed(true)
-        .setParameterExceptionHandler(Main::badArguments)
-        .setExecutionExceptionHandler(Main::failed);
+    CommandLine commandLine =
+        new CommandLine(new Main())
+            .setCaseInsensitiveEnumValuesAllowed(true)
+            .setParameterExceptionHandler(Main::badArguments)
+            .setExecutionExceptionHandler(Main::failed);
     // exec: every word after RESOURCE belongs to the command, even "-l" or "--help".
     commandLine.getSubcommands().get("exec").setStopAtPositional(true);
     describeCompletion(commandLine.getSubcommands().get("generate-completion").getCommandSpec());
@@ -94,8 +103,13 @@ public final class Main implements Runnable {
   private static int badArguments(ParameterException e, String[] args) {
     CommandLine cmd = e.getCommandLine();
     PrintWriter err = cmd.getErr();
-    err.println(cmd.getCommandSpec().qualifiedName() + ": " + e.getMessage()
-        + " (see '" + cmd.getCommandSpec().qualifiedName() + " --help')");
+    err.println(
+        cmd.getCommandSpec().qualifiedName()
+            + ": "
+            + e.getMessage()
+            + " (see '"
+            + cmd.getCommandSpec().qualifiedName()
+            + " --help')");
     err.flush();
     return cmd.getCommandSpec().exitCodeOnInvalidInput();
   }
@@ -103,8 +117,10 @@ public final class Main implements Runnable {
   /** An unexpected failure while running: one line with the cause, exit 3. */
   private static int failed(Exception e, CommandLine cmd, ParseResult parseResult) {
     PrintWriter err = cmd.getErr();
-    err.println(cmd.getCommandSpec().qualifiedName() + ": error: "
-        + (e.getMessage() != null ? e.getMessage() : e.toString()));
+    err.println(
+        cmd.getCommandSpec().qualifiedName()
+            + ": error: "
+            + (e.getMessage() != null ? e.getMessage() : e.toString()));
     err.flush();
     return ExitCodes.FAILURE;
   }

@@ -38,37 +38,43 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     header = "Shows what each node holds for a resource, and the quorum verdict.",
     description = {
-        "Shows, per node, whether it is reachable, its role and uptime, whether the restart"
-            + " guard would hold it back (up for less than max-ttl plus drift, without a fresh"
-            + " marker from 'redlock init'), and whether it"
-            + " holds"
-            + " RESOURCE (token prefix and remaining ttl); then the quorum verdict: held (a"
-            + " majority hold the same token), free (a majority answered without it) or"
-            + " unknown. Read-only."},
+      "Shows, per node, whether it is reachable, its role and uptime, whether the restart"
+          + " guard would hold it back (up for less than max-ttl plus drift, without a fresh"
+          + " marker from 'redlock init'), and whether it"
+          + " holds"
+          + " RESOURCE (token prefix and remaining ttl); then the quorum verdict: held (a"
+          + " majority hold the same token), free (a majority answered without it) or"
+          + " unknown. Read-only."
+    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        "0:the verdict is held or free",
-        "2:bad arguments, settings or config file",
-        "3:the verdict is unknown (too few nodes answered, or no token has a majority)"})
+      "0:the verdict is held or free",
+      "2:bad arguments, settings or config file",
+      "3:the verdict is unknown (too few nodes answered, or no token has a majority)"
+    })
 final class StatusCommand implements Callable<Integer> {
 
   /** Token characters shown: enough to tell holders apart, not the whole secret. */
   static final int TOKEN_SHOWN = 8;
 
-  @Spec
-  CommandSpec spec;
+  @Spec CommandSpec spec;
 
-  @Mixin
-  ConnectionOptions connection;
+  @Mixin ConnectionOptions connection;
 
   @Parameters(index = "0", paramLabel = "RESOURCE", description = "The resource to look at.")
   String resource;
 
   /** What one node said; {@code error} is set when it could not be asked. */
-  record NodeState(String node, String error, String role, Long uptimeSeconds, String value,
-      Long pttl, String runId, String marker) {
-    NodeState(String node, String error, String role, Long uptimeSeconds, String value,
-        Long pttl) {
+  record NodeState(
+      String node,
+      String error,
+      String role,
+      Long uptimeSeconds,
+      String value,
+      Long pttl,
+      String runId,
+      String marker) {
+    NodeState(String node, String error, String role, Long uptimeSeconds, String value, Long pttl) {
       this(node, error, role, uptimeSeconds, value, pttl, null, null);
     }
 
@@ -78,7 +84,11 @@ final class StatusCommand implements Callable<Integer> {
   }
 
   /** The verdict over all nodes. */
-  enum Verdict { held, free, unknown }
+  enum Verdict {
+    held,
+    free,
+    unknown
+  }
 
   @Override
   public Integer call() throws InterruptedException {
@@ -89,8 +99,14 @@ final class StatusCommand implements Callable<Integer> {
     String key = settings.key(resource);
     List<NodeState> states = query(settings, key);
     PrintWriter out = spec.commandLine().getOut();
-    out.println("resource " + resource + (key.equals(resource) ? "" : " (key " + key + ")")
-        + ", " + states.size() + " node(s), quorum " + RedlockRules.quorum(states.size()));
+    out.println(
+        "resource "
+            + resource
+            + (key.equals(resource) ? "" : " (key " + key + ")")
+            + ", "
+            + states.size()
+            + " node(s), quorum "
+            + RedlockRules.quorum(states.size()));
     printTable(out, states, holdBack(config));
     Verdict verdict = verdict(states);
     out.println(verdictLine(verdict, states));
@@ -132,26 +148,39 @@ final class StatusCommand implements Callable<Integer> {
     long reachable = states.stream().filter(NodeState::reachable).count();
     long holding = states.stream().filter(s -> s.reachable() && s.value() != null).count();
     int quorum = RedlockRules.quorum(states.size());
-    String counts = reachable + " of " + states.size() + " node(s) answered, " + holding
-        + " hold the key";
+    String counts =
+        reachable + " of " + states.size() + " node(s) answered, " + holding + " hold the key";
     return switch (verdict) {
       case held -> "verdict: held (" + counts + "; a majority hold the same token)";
       case free -> "verdict: free (" + counts + "; no majority can hold it)";
-      case unknown -> "verdict: unknown (" + counts + "; neither " + quorum
-          + " holding the same token nor " + quorum + " answering without it)";
+      case unknown ->
+          "verdict: unknown ("
+              + counts
+              + "; neither "
+              + quorum
+              + " holding the same token nor "
+              + quorum
+              + " answering without it)";
     };
   }
 
   private List<NodeState> query(ConnectionOptions.Settings settings, String key)
       throws InterruptedException {
     Duration timeout = settings.connectTimeout();
-    return InspectionClient.lookAtAll(settings.nodes(), "redlock-status", timeout.multipliedBy(3),
+    return InspectionClient.lookAtAll(
+        settings.nodes(),
+        "redlock-status",
+        timeout.multipliedBy(3),
         (node, resources) -> ask(node, settings, key, resources, timeout),
         node -> new NodeState(displayName(node), "no answer in time", null, null, null, null));
   }
 
-  private static NodeState ask(String node, ConnectionOptions.Settings settings, String key,
-      ClientResources resources, Duration timeout) {
+  private static NodeState ask(
+      String node,
+      ConnectionOptions.Settings settings,
+      String key,
+      ClientResources resources,
+      Duration timeout) {
     String name = displayName(node);
     RedisURI uri;
     try {
@@ -163,8 +192,8 @@ final class StatusCommand implements Callable<Integer> {
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();
-      Map<String, String> info = InspectionClient.parseInfo(redis.info("server") + "\n"
-          + redis.info("replication"));
+      Map<String, String> info =
+          InspectionClient.parseInfo(redis.info("server") + "\n" + redis.info("replication"));
       String value = redis.get(key);
       Long pttl = redis.pttl(key);
       String marker = redis.get(FreshMarker.key(settings.keyPrefix()));
@@ -174,8 +203,15 @@ final class StatusCommand implements Callable<Integer> {
       } catch (NumberFormatException e) {
         // left unknown
       }
-      return new NodeState(name, null, info.getOrDefault("role", "?"), uptime, value, pttl,
-          info.get("run_id"), marker);
+      return new NodeState(
+          name,
+          null,
+          info.getOrDefault("role", "?"),
+          uptime,
+          value,
+          pttl,
+          info.get("run_id"),
+          marker);
     } catch (RuntimeException e) {
       return new NodeState(name, InspectionClient.oneLine(e), null, null, null, null);
     } finally {
@@ -198,13 +234,16 @@ final class StatusCommand implements Callable<Integer> {
       return "?";
     }
     return s.uptimeSeconds() * 1000 < holdBack.toMillis()
-        ? "held back (up < " + DurationConverter.format(holdBack) + ")" : "counts";
+        ? "held back (up < " + DurationConverter.format(holdBack) + ")"
+        : "counts";
   }
 
   private static void printTable(PrintWriter out, List<NodeState> states, Duration holdBack) {
     List<String[]> rows = new ArrayList<>();
-    rows.add(new String[] {"NODE", "REACHABLE", "ROLE", "UPTIME", "GUARD", "HELD", "TTL",
-        "TOKEN", "NOTE"});
+    rows.add(
+        new String[] {
+          "NODE", "REACHABLE", "ROLE", "UPTIME", "GUARD", "HELD", "TTL", "TOKEN", "NOTE"
+        });
     for (NodeState s : states) {
       if (!s.reachable()) {
         rows.add(new String[] {s.node(), "no", "-", "-", "-", "-", "-", "-", s.error()});
@@ -212,12 +251,18 @@ final class StatusCommand implements Callable<Integer> {
       }
       boolean held = s.value() != null;
       String note = held && s.pttl() != null && s.pttl() == -1 ? "key has no expiry" : "";
-      rows.add(new String[] {s.node(), "yes", s.role(),
-          s.uptimeSeconds() == null ? "?" : uptime(s.uptimeSeconds()), guard(s, holdBack),
-          held ? "yes" : "no",
-          held ? ttl(s.pttl()) : "-",
-          held ? s.value().substring(0, Math.min(TOKEN_SHOWN, s.value().length())) : "-",
-          note});
+      rows.add(
+          new String[] {
+            s.node(),
+            "yes",
+            s.role(),
+            s.uptimeSeconds() == null ? "?" : uptime(s.uptimeSeconds()),
+            guard(s, holdBack),
+            held ? "yes" : "no",
+            held ? ttl(s.pttl()) : "-",
+            held ? s.value().substring(0, Math.min(TOKEN_SHOWN, s.value().length())) : "-",
+            note
+          });
     }
     InspectionClient.printColumns(out, rows);
   }
@@ -229,8 +274,7 @@ final class StatusCommand implements Callable<Integer> {
     if (pttl == -1) {
       return "none";
     }
-    return pttl < 10_000 ? pttl + "ms"
-        : String.format(Locale.ROOT, "%.1fs", pttl / 1_000.0);
+    return pttl < 10_000 ? pttl + "ms" : String.format(Locale.ROOT, "%.1fs", pttl / 1_000.0);
   }
 
   private static String uptime(long seconds) {

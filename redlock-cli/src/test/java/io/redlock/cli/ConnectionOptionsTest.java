@@ -19,8 +19,7 @@ import picocli.CommandLine.ParameterException;
 
 class ConnectionOptionsTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   /** Parses {@code status ARGS r} and returns the mixin, with the given environment. */
   private static ConnectionOptions parse(Map<String, String> env, String... args) {
@@ -38,12 +37,20 @@ class ConnectionOptionsTest {
   @Test
   void commandLineBeatsEnvironmentBeatsConfigFile() throws IOException {
     Path secret = Files.writeString(dir.resolve("secret"), "s3cret\n");
-    Path config = Files.writeString(dir.resolve("redlock.properties"), String.join("\n",
-        "# comment", "nodes=redis://f1:1, redis://f2:2", "username=alice",
-        "password-file=secret", "ttl=45s", "node-timeout=PT0.1S", "key-prefix=locks:"));
+    Path config =
+        Files.writeString(
+            dir.resolve("redlock.properties"),
+            String.join(
+                "\n",
+                "# comment",
+                "nodes=redis://f1:1, redis://f2:2",
+                "username=alice",
+                "password-file=secret",
+                "ttl=45s",
+                "node-timeout=PT0.1S",
+                "key-prefix=locks:"));
 
-    ConnectionOptions.Settings fromFile = parse(Map.of(), "--config", config.toString())
-        .resolve();
+    ConnectionOptions.Settings fromFile = parse(Map.of(), "--config", config.toString()).resolve();
     assertThat(fromFile.nodes()).containsExactly("redis://f1:1", "redis://f2:2");
     assertThat(fromFile.username()).isEqualTo("alice");
     assertThat(fromFile.password()).isEqualTo("s3cret");
@@ -52,24 +59,40 @@ class ConnectionOptionsTest {
     assertThat(fromFile.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
     assertThat(fromFile.key("job")).isEqualTo("locks:job");
 
-    ConnectionOptions.Settings fromEnv = parse(Map.of("REDLOCK_NODES", "redis://e:1",
-        "REDLOCK_PASSWORD", "envpw", "REDLOCK_CONFIG", config.toString())).resolve();
+    ConnectionOptions.Settings fromEnv =
+        parse(
+                Map.of(
+                    "REDLOCK_NODES",
+                    "redis://e:1",
+                    "REDLOCK_PASSWORD",
+                    "envpw",
+                    "REDLOCK_CONFIG",
+                    config.toString()))
+            .resolve();
     assertThat(fromEnv.nodes()).containsExactly("redis://e:1");
     assertThat(fromEnv.password()).isEqualTo("envpw");
     assertThat(fromEnv.username()).isEqualTo("alice");
 
     Path other = Files.writeString(dir.resolve("other"), "cli-pw");
-    ConnectionOptions.Settings fromCli = parse(Map.of("REDLOCK_NODES", "redis://e:1",
-        "REDLOCK_PASSWORD", "envpw"), "--nodes", "redis://c1:1,redis://c2:2",
-        "--password-file", other.toString(), "--config", config.toString()).resolve();
+    ConnectionOptions.Settings fromCli =
+        parse(
+                Map.of("REDLOCK_NODES", "redis://e:1", "REDLOCK_PASSWORD", "envpw"),
+                "--nodes",
+                "redis://c1:1,redis://c2:2",
+                "--password-file",
+                other.toString(),
+                "--config",
+                config.toString())
+            .resolve();
     assertThat(fromCli.nodes()).containsExactly("redis://c1:1", "redis://c2:2");
     assertThat(fromCli.password()).isEqualTo("cli-pw");
   }
 
   @Test
   void maxTtlComesFromTheOptionOrTheConfigFileAndATtlAboveItNamesTheOption() throws IOException {
-    Path config = Files.writeString(dir.resolve("max.properties"),
-        "nodes=redis://f1:1\nmax-ttl=2m\nttl=90s\n");
+    Path config =
+        Files.writeString(
+            dir.resolve("max.properties"), "nodes=redis://f1:1\nmax-ttl=2m\nttl=90s\n");
     ConnectionOptions options = parse(Map.of(), "--config", config.toString());
     ConnectionOptions.Settings fromFile = options.resolve();
     assertThat(fromFile.maxTtl()).contains(Duration.ofMinutes(2));
@@ -81,56 +104,75 @@ class ConnectionOptionsTest {
     assertThat(fromCli.maxTtl()).contains(Duration.ofSeconds(30));
     assertThatThrownBy(() -> tight.build(fromCli, fromCli.builder().ttl(fromCli.ttl().get())))
         .isInstanceOf(ParameterException.class)
-        .hasMessageContaining("option '--ttl'").hasMessageContaining("maxTtl (30 s)");
+        .hasMessageContaining("option '--ttl'")
+        .hasMessageContaining("maxTtl (30 s)");
   }
 
   @Test
   void refusalsNameTheCulprit() throws IOException {
     Path unknown = Files.writeString(dir.resolve("u.properties"), "nodes=redis://a:1\nfoo=1\n");
     assertThatThrownBy(() -> parse(Map.of(), "--config", unknown.toString()).resolve())
-        .isInstanceOf(ParameterException.class).hasMessageContaining("unknown key 'foo'");
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("unknown key 'foo'");
 
     Path password = Files.writeString(dir.resolve("p.properties"), "password=x\n");
     assertThatThrownBy(() -> parse(Map.of(), "--config", password.toString()).resolve())
-        .hasMessageContaining("unknown key 'password'").hasMessageContaining("password-file");
+        .hasMessageContaining("unknown key 'password'")
+        .hasMessageContaining("password-file");
 
     Path badTtl = Files.writeString(dir.resolve("t.properties"), "nodes=redis://a:1\nttl=5x\n");
     assertThatThrownBy(() -> parse(Map.of(), "--config", badTtl.toString()).resolve())
         .hasMessageContaining("invalid value for key 'ttl'");
 
-    assertThatThrownBy(() -> parse(Map.of(), "--config", dir.resolve("none").toString())
-        .resolve()).hasMessageContaining("option '--config'").hasMessageContaining("no such");
+    assertThatThrownBy(() -> parse(Map.of(), "--config", dir.resolve("none").toString()).resolve())
+        .hasMessageContaining("option '--config'")
+        .hasMessageContaining("no such");
 
-    assertThatThrownBy(() -> parse(Map.of(), "--nodes", "redis://a:1",
-        "--password-file", dir.resolve("none").toString()).resolve())
+    assertThatThrownBy(
+            () ->
+                parse(
+                        Map.of(),
+                        "--nodes",
+                        "redis://a:1",
+                        "--password-file",
+                        dir.resolve("none").toString())
+                    .resolve())
         .hasMessageContaining("option '--password-file'");
 
     assertThatThrownBy(() -> parse(Map.of("REDLOCK_NODES", "redis://a:1,,")).resolve())
         .hasMessageContaining("REDLOCK_NODES");
 
-    assertThatThrownBy(() -> parse(Map.of()).resolve())
-        .hasMessageContaining("Missing nodes");
+    assertThatThrownBy(() -> parse(Map.of()).resolve()).hasMessageContaining("Missing nodes");
 
     ConnectionOptions options = parse(Map.of(), "--nodes", "redis://a:1,redis://a:1");
     ConnectionOptions.Settings settings = options.resolve();
     assertThatThrownBy(() -> options.build(settings, settings.builder()))
-        .hasMessageContaining("option '--nodes'").hasMessageContaining("nodes[1]");
+        .hasMessageContaining("option '--nodes'")
+        .hasMessageContaining("nodes[1]");
   }
 
   @Test
   void badArgumentsGetOneLineAndExitCode2() {
     String[][] cases = {
-        {"exec", "--wait", "5x", "r", "true"},
-        {"exec", "--on-lost", "maybe", "r", "true"},
-        {"exec", "--no-wait", "--wait", "1s", "--nodes", "redis://a:1", "r", "true"},
-        {"exec", "--ttl", "10ms", "--nodes", "redis://a:1", "r", "true"},
-        {"exec", "--nodes", "redis://a:1", "r"},
-        {"exec", "--nodes", "redis://a:1,,redis://b:2", "r", "true"},
-        {"status", "--node-timeout", "0s", "r"},
-        {"status", "--nodes", "not a uri", "r"},
+      {"exec", "--wait", "5x", "r", "true"},
+      {"exec", "--on-lost", "maybe", "r", "true"},
+      {"exec", "--no-wait", "--wait", "1s", "--nodes", "redis://a:1", "r", "true"},
+      {"exec", "--ttl", "10ms", "--nodes", "redis://a:1", "r", "true"},
+      {"exec", "--nodes", "redis://a:1", "r"},
+      {"exec", "--nodes", "redis://a:1,,redis://b:2", "r", "true"},
+      {"status", "--node-timeout", "0s", "r"},
+      {"status", "--nodes", "not a uri", "r"},
     };
-    String[] named = {"'--wait'", "'--on-lost'", "'--no-wait'", "'--ttl'", "'COMMAND'",
-        "'--nodes'", "'--node-timeout'", "'--nodes'"};
+    String[] named = {
+      "'--wait'",
+      "'--on-lost'",
+      "'--no-wait'",
+      "'--ttl'",
+      "'COMMAND'",
+      "'--nodes'",
+      "'--node-timeout'",
+      "'--nodes'"
+    };
     for (int i = 0; i < cases.length; i++) {
       StringWriter err = new StringWriter();
       int code = Main.commandLine().setErr(new PrintWriter(err)).execute(cases[i]);
@@ -142,9 +184,10 @@ class ConnectionOptionsTest {
 
   @Test
   void execTakesEverythingAfterTheResourceAsTheCommand() {
-    for (String[] args : List.of(
-        new String[] {"exec", "--ttl", "5s", "r", "--", "ls", "-l", "--help"},
-        new String[] {"exec", "--ttl", "5s", "r", "ls", "-l", "--help"})) {
+    for (String[] args :
+        List.of(
+            new String[] {"exec", "--ttl", "5s", "r", "--", "ls", "-l", "--help"},
+            new String[] {"exec", "--ttl", "5s", "r", "ls", "-l", "--help"})) {
       CommandLine cl = Main.commandLine();
       cl.parseArgs(args);
       ExecCommand exec = cl.getSubcommands().get("exec").getCommand();
@@ -159,15 +202,14 @@ class ConnectionOptionsTest {
     StatusCommand.NodeState a = state("A");
     StatusCommand.NodeState b = state("B");
     StatusCommand.NodeState free = state(null);
-    StatusCommand.NodeState down = new StatusCommand.NodeState("n", "refused", null, null, null,
-        null);
+    StatusCommand.NodeState down =
+        new StatusCommand.NodeState("n", "refused", null, null, null, null);
     assertThat(StatusCommand.verdict(List.of(a, a, free))).isEqualTo(StatusCommand.Verdict.held);
     assertThat(StatusCommand.verdict(List.of(a, a, down))).isEqualTo(StatusCommand.Verdict.held);
     assertThat(StatusCommand.verdict(List.of(free, free, a))).isEqualTo(StatusCommand.Verdict.free);
     assertThat(StatusCommand.verdict(List.of(free, free, down)))
         .isEqualTo(StatusCommand.Verdict.free);
-    assertThat(StatusCommand.verdict(List.of(a, b, free)))
-        .isEqualTo(StatusCommand.Verdict.unknown);
+    assertThat(StatusCommand.verdict(List.of(a, b, free))).isEqualTo(StatusCommand.Verdict.unknown);
     assertThat(StatusCommand.verdict(List.of(free, down, down)))
         .isEqualTo(StatusCommand.Verdict.unknown);
   }
@@ -175,12 +217,11 @@ class ConnectionOptionsTest {
   @Test
   void statusShowsWhatTheRestartGuardMakesOfEachNode() {
     Duration holdBack = Duration.ofMillis(30_302);
-    StatusCommand.NodeState young = new StatusCommand.NodeState("n", null, "master", 12L, null,
-        -2L);
-    StatusCommand.NodeState old = new StatusCommand.NodeState("n", null, "master", 31L, null,
-        -2L);
-    StatusCommand.NodeState replica = new StatusCommand.NodeState("n", null, "slave", 900L,
-        null, -2L);
+    StatusCommand.NodeState young =
+        new StatusCommand.NodeState("n", null, "master", 12L, null, -2L);
+    StatusCommand.NodeState old = new StatusCommand.NodeState("n", null, "master", 31L, null, -2L);
+    StatusCommand.NodeState replica =
+        new StatusCommand.NodeState("n", null, "slave", 900L, null, -2L);
     assertThat(StatusCommand.guard(young, holdBack)).startsWith("held back");
     assertThat(StatusCommand.guard(old, holdBack)).isEqualTo("counts");
     assertThat(StatusCommand.guard(replica, holdBack)).startsWith("excluded");
@@ -189,16 +230,22 @@ class ConnectionOptionsTest {
 
   @Test
   void statusHoldsNodesBackForTheConfiguredDriftFactorNotTheDefault() {
-    RedlockConfig config = RedlockConfig.builder().nodes("redis://a:1")
-        .maxTtl(Duration.ofSeconds(60)).driftFactor(0.1).build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes("redis://a:1")
+            .maxTtl(Duration.ofSeconds(60))
+            .driftFactor(0.1)
+            .build();
     // The restart guard's window: maxTtl plus 60 s x 0.1 + 2 ms of drift.
     assertThat(StatusCommand.holdBack(config)).isEqualTo(Duration.ofMillis(66_002));
-    StatusCommand.NodeState upSixtyThreeSeconds = new StatusCommand.NodeState("n", null,
-        "master", 63L, null, -2L);
+    StatusCommand.NodeState upSixtyThreeSeconds =
+        new StatusCommand.NodeState("n", null, "master", 63L, null, -2L);
     assertThat(StatusCommand.guard(upSixtyThreeSeconds, StatusCommand.holdBack(config)))
         .startsWith("held back");
-    assertThat(StatusCommand.holdBack(RedlockConfig.builder().nodes("redis://a:1")
-        .restartGuard(false).build())).isNull();
+    assertThat(
+            StatusCommand.holdBack(
+                RedlockConfig.builder().nodes("redis://a:1").restartGuard(false).build()))
+        .isNull();
   }
 
   private static StatusCommand.NodeState state(String value) {

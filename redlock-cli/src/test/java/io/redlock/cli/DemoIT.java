@@ -25,8 +25,7 @@ class DemoIT {
   private static final Pattern VIOLATIONS = Pattern.compile("(?m)^\\s+violations\\s+(\\d+)\\s*$");
   private static final Pattern PID = Pattern.compile("\\bpid (\\d+)\\b");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void tenSecondDemoEndsWithoutViolationsAndStopsItsServers() throws Exception {
@@ -44,7 +43,9 @@ class DemoIT {
     Matcher violations = VIOLATIONS.matcher(output);
     assertThat(violations.find()).as("a violations row in:%n%s", output).isTrue();
     assertThat(violations.group(1)).isEqualTo("0");
-    assertThat(output).contains("faults injected").contains("acquire latency p99")
+    assertThat(output)
+        .contains("faults injected")
+        .contains("acquire latency p99")
         .contains("restart guard: node 0 is held back until it has been up for");
     assertThat(output).contains("Timeline report: " + report.toAbsolutePath().normalize());
 
@@ -65,7 +66,8 @@ class DemoIT {
     for (long started : pids) {
       Optional<ProcessHandle> process = ProcessHandle.of(started);
       assertThat(process.map(ProcessHandle::isAlive).orElse(false))
-          .as("redis-server pid %d is still alive", started).isFalse();
+          .as("redis-server pid %d is still alive", started)
+          .isFalse();
     }
   }
 }

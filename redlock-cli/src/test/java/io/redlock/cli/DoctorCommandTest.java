@@ -13,21 +13,58 @@ class DoctorCommandTest {
       RedlockConfig.builder().nodes("redis://a:1", "redis://b:1", "redis://c:1").build();
 
   private static DoctorCommand.NodeFacts healthy(String node, String runId) {
-    return new DoctorCommand.NodeFacts(node, null, "master", "7.2.4", runId, 3_600L, "no",
-        "everysec", false, 0L, "noeviction", null, 3L, 0.0001, 0.0005, 200L, List.of());
+    return new DoctorCommand.NodeFacts(
+        node,
+        null,
+        "master",
+        "7.2.4",
+        runId,
+        3_600L,
+        "no",
+        "everysec",
+        false,
+        0L,
+        "noeviction",
+        null,
+        3L,
+        0.0001,
+        0.0005,
+        200L,
+        List.of());
   }
 
-  private static DoctorCommand.NodeFacts with(DoctorCommand.NodeFacts f, String policy,
-      long maxmemory, Double rate, List<String> refused, String role) {
-    return new DoctorCommand.NodeFacts(f.node(), null, role, f.version(), f.runId(),
-        f.uptimeSeconds(), f.appendonly(), f.appendfsync(), false, maxmemory, policy, f.marker(),
-        f.offsetMillis(), rate, f.rateUncertainty(), f.roundTripMicros(), refused);
+  private static DoctorCommand.NodeFacts with(
+      DoctorCommand.NodeFacts f,
+      String policy,
+      long maxmemory,
+      Double rate,
+      List<String> refused,
+      String role) {
+    return new DoctorCommand.NodeFacts(
+        f.node(),
+        null,
+        role,
+        f.version(),
+        f.runId(),
+        f.uptimeSeconds(),
+        f.appendonly(),
+        f.appendfsync(),
+        false,
+        maxmemory,
+        policy,
+        f.marker(),
+        f.offsetMillis(),
+        rate,
+        f.rateUncertainty(),
+        f.roundTripMicros(),
+        refused);
   }
 
   @Test
   void aHealthyClusterExitsZero() {
-    DoctorCommand.Verdict verdict = DoctorCommand.assess(List.of(healthy("a", "1"),
-        healthy("b", "2"), healthy("c", "3")), CONFIG);
+    DoctorCommand.Verdict verdict =
+        DoctorCommand.assess(
+            List.of(healthy("a", "1"), healthy("b", "2"), healthy("c", "3")), CONFIG);
     assertThat(verdict.exitCode()).isEqualTo(ExitCodes.OK);
     assertThat(verdict.findings()).isEmpty();
   }
@@ -36,54 +73,125 @@ class DoctorCommandTest {
   void everySafetyProblemFailsWithExitOne() {
     DoctorCommand.NodeFacts a = healthy("a", "1");
     DoctorCommand.NodeFacts b = healthy("b", "2");
-    List<List<DoctorCommand.NodeFacts>> broken = List.of(
-        List.of(a, b, healthy("c", "1")), // one server twice
-        List.of(a, b, with(healthy("c", "3"), "volatile-lru", 1_000, 0.0, List.of(), "master")),
-        List.of(a, b, with(healthy("c", "3"), "noeviction", 0, 0.05, List.of(), "master")),
-        List.of(a, b, with(healthy("c", "3"), "noeviction", 0, 0.0, List.of(), "slave")));
+    List<List<DoctorCommand.NodeFacts>> broken =
+        List.of(
+            List.of(a, b, healthy("c", "1")), // one server twice
+            List.of(a, b, with(healthy("c", "3"), "volatile-lru", 1_000, 0.0, List.of(), "master")),
+            List.of(a, b, with(healthy("c", "3"), "noeviction", 0, 0.05, List.of(), "master")),
+            List.of(a, b, with(healthy("c", "3"), "noeviction", 0, 0.0, List.of(), "slave")));
     for (List<DoctorCommand.NodeFacts> facts : broken) {
       DoctorCommand.Verdict verdict = DoctorCommand.assess(facts, CONFIG);
-      assertThat(verdict.exitCode()).as(verdict.findings().toString())
+      assertThat(verdict.exitCode())
+          .as(verdict.findings().toString())
           .isEqualTo(ExitCodes.VIOLATION);
-      assertThat(verdict.findings()).anyMatch(f -> f.severity() == DoctorCommand.Severity.PROBLEM
-          && f.node().equals("c"));
+      assertThat(verdict.findings())
+          .anyMatch(f -> f.severity() == DoctorCommand.Severity.PROBLEM && f.node().equals("c"));
     }
   }
 
   @Test
   void warningsDoNotFailButAMajorityUnreachableCannotRun() {
-    DoctorCommand.NodeFacts refusing = with(healthy("c", "3"), "noeviction", 0, 0.0,
-        List.of("info"), "master");
-    DoctorCommand.Verdict warned = DoctorCommand.assess(List.of(healthy("a", "1"),
-        healthy("b", "2"), refusing), CONFIG);
+    DoctorCommand.NodeFacts refusing =
+        with(healthy("c", "3"), "noeviction", 0, 0.0, List.of("info"), "master");
+    DoctorCommand.Verdict warned =
+        DoctorCommand.assess(List.of(healthy("a", "1"), healthy("b", "2"), refusing), CONFIG);
     assertThat(warned.exitCode()).isEqualTo(ExitCodes.OK);
-    assertThat(warned.findings()).singleElement().satisfies(f -> {
-      assertThat(f.check()).isEqualTo("acl");
-      assertThat(f.text()).contains("info (restart guard").contains("never count");
-    });
-    DoctorCommand.NodeFacts down = new DoctorCommand.NodeFacts("b", "connection refused", null,
-        null, null, null, null, null, false, null, null, null, null, null, null, null,
-        List.of());
+    assertThat(warned.findings())
+        .singleElement()
+        .satisfies(
+            f -> {
+              assertThat(f.check()).isEqualTo("acl");
+              assertThat(f.text()).contains("info (restart guard").contains("never count");
+            });
+    DoctorCommand.NodeFacts down =
+        new DoctorCommand.NodeFacts(
+            "b",
+            "connection refused",
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            false,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            null,
+            List.of());
     assertThat(DoctorCommand.assess(List.of(healthy("a", "1"), down, down), CONFIG).exitCode())
         .isEqualTo(ExitCodes.FAILURE);
   }
 
   @Test
   void theGuardStateFollowsMarkerPersistenceAndUptime() {
-    DoctorCommand.NodeFacts young = new DoctorCommand.NodeFacts("a", null, "master", "7", "r1",
-        5L, "no", "everysec", false, 0L, "noeviction", null, 0L, 0.0, 0.0, 100L, List.of());
+    DoctorCommand.NodeFacts young =
+        new DoctorCommand.NodeFacts(
+            "a",
+            null,
+            "master",
+            "7",
+            "r1",
+            5L,
+            "no",
+            "everysec",
+            false,
+            0L,
+            "noeviction",
+            null,
+            0L,
+            0.0,
+            0.0,
+            100L,
+            List.of());
     assertThat(DoctorCommand.guardState(young, CONFIG)).isEqualTo("held back");
-    DoctorCommand.NodeFacts marked = new DoctorCommand.NodeFacts("a", null, "master", "7", "r1",
-        5L, "no", "everysec", false, 0L, "noeviction", FreshMarker.value("r1"), 0L, 0.0, 0.0,
-        100L, List.of());
+    DoctorCommand.NodeFacts marked =
+        new DoctorCommand.NodeFacts(
+            "a",
+            null,
+            "master",
+            "7",
+            "r1",
+            5L,
+            "no",
+            "everysec",
+            false,
+            0L,
+            "noeviction",
+            FreshMarker.value("r1"),
+            0L,
+            0.0,
+            0.0,
+            100L,
+            List.of());
     assertThat(DoctorCommand.guardState(marked, CONFIG)).isEqualTo("counts (fresh marker)");
-    DoctorCommand.NodeFacts persisted = new DoctorCommand.NodeFacts("a", null, "master", "7",
-        "r2", 5L, "yes", "always", false, 0L, "noeviction", FreshMarker.value("r1"), 0L, 0.0,
-        0.0, 100L, List.of());
+    DoctorCommand.NodeFacts persisted =
+        new DoctorCommand.NodeFacts(
+            "a",
+            null,
+            "master",
+            "7",
+            "r2",
+            5L,
+            "yes",
+            "always",
+            false,
+            0L,
+            "noeviction",
+            FreshMarker.value("r1"),
+            0L,
+            0.0,
+            0.0,
+            100L,
+            List.of());
     assertThat(DoctorCommand.guardState(persisted, CONFIG))
         .isEqualTo("counts (AOF always, data loaded)");
-    assertThat(DoctorCommand.assess(List.of(young, healthy("b", "2"), healthy("c", "3")),
-        CONFIG).findings()).anyMatch(f -> f.check().equals("guard")
-            && f.text().contains("redlock init"));
+    assertThat(
+            DoctorCommand.assess(List.of(young, healthy("b", "2"), healthy("c", "3")), CONFIG)
+                .findings())
+        .anyMatch(f -> f.check().equals("guard") && f.text().contains("redlock init"));
   }
 }

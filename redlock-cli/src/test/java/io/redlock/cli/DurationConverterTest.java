@@ -34,8 +34,11 @@ class DurationConverterTest {
       assertThatThrownBy(() -> converter.convert(bad))
           .as(bad)
           .isInstanceOf(TypeConversionException.class)
-          .hasMessage("'" + bad + "' is not a duration; use e.g. 500ms, 30s, 5m or ISO-8601"
-              + " such as PT30S");
+          .hasMessage(
+              "'"
+                  + bad
+                  + "' is not a duration; use e.g. 500ms, 30s, 5m or ISO-8601"
+                  + " such as PT30S");
     }
   }
 
@@ -53,7 +56,8 @@ class DurationConverterTest {
   void errorOnTheCommandLineNamesTheOption() {
     assertThatThrownBy(() -> Main.commandLine().parseArgs("demo", "--duration", "nonsense"))
         .isInstanceOf(ParameterException.class)
-        .hasMessage("Invalid value for option '--duration': 'nonsense' is not a duration;"
-            + " use e.g. 500ms, 30s, 5m or ISO-8601 such as PT30S");
+        .hasMessage(
+            "Invalid value for option '--duration': 'nonsense' is not a duration;"
+                + " use e.g. 500ms, 30s, 5m or ISO-8601 such as PT30S");
   }
 }

@@ -34,8 +34,7 @@ class MainTest {
   @ParameterizedTest
   @ValueSource(strings = {"", "exec", "status", "demo", "torture", "generate-completion"})
   void everyCommandHasHelpWithItsExitCodes(String command) {
-    String[] args = command.isEmpty() ? new String[] {"--help"}
-        : new String[] {command, "--help"};
+    String[] args = command.isEmpty() ? new String[] {"--help"} : new String[] {command, "--help"};
     assertThat(run(args)).isZero();
     assertThat(out.toString()).contains("Usage:").containsPattern("(?m)^Exit codes:\\R  \\d");
     assertThat(err.toString()).isEmpty();
@@ -44,7 +43,8 @@ class MainTest {
   @Test
   void helpDocumentsTheCompletionScript() {
     assertThat(run("--help")).isZero();
-    assertThat(out.toString()).contains("generate-completion")
+    assertThat(out.toString())
+        .contains("generate-completion")
         .contains("./redlock generate-completion > redlock_completion")
         .contains("source redlock_completion");
   }

@@ -33,8 +33,7 @@ class RedlockCliIT {
   private static RedisServers redis;
   private static String nodes;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @BeforeAll
   static void startRedis() {
@@ -87,8 +86,8 @@ class RedlockCliIT {
           .isEqualTo(ExitCodes.NOT_ACQUIRED);
       // It retried (a 200ms +- 100ms delay between attempts), and gave up by --wait: the
       // library starts no attempt that could not finish within it, so it may stop a little early.
-      assertThat(System.nanoTime() - start).isBetween(TimeUnit.MILLISECONDS.toNanos(100),
-          TimeUnit.SECONDS.toNanos(5));
+      assertThat(System.nanoTime() - start)
+          .isBetween(TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.SECONDS.toNanos(5));
     } finally {
       for (int i = 0; i < 3; i++) {
         redis.command(i, "DEL", "held");
@@ -99,8 +98,18 @@ class RedlockCliIT {
     try (RedisServers gone = RedisServers.start(1)) {
       unreachable = gone.uri(0);
     }
-    assertThat(run("exec", "--nodes", unreachable, "--connect-timeout", "200ms", "--wait",
-        "300ms", "nowhere", "true")).isEqualTo(ExitCodes.FAILURE);
+    assertThat(
+            run(
+                "exec",
+                "--nodes",
+                unreachable,
+                "--connect-timeout",
+                "200ms",
+                "--wait",
+                "300ms",
+                "nowhere",
+                "true"))
+        .isEqualTo(ExitCodes.FAILURE);
     assertThat(run("exec", "--nodes", nodes, "--wait", "nonsense", "x", "true"))
         .isEqualTo(ExitCodes.USAGE);
   }
@@ -108,9 +117,23 @@ class RedlockCliIT {
   @Test
   void lostLeaseKillsTheChild() throws Exception {
     Path marker = dir.resolve("marker");
-    Process exec = redlock("exec", "--ttl", "1s", "--grace", "1s", "lost", "--", "sh", "-c",
-        "trap 'echo term >> \"" + marker + "\"' TERM; echo started >> '" + marker + "';"
-            + " while true; do sleep 0.1; done");
+    Process exec =
+        redlock(
+            "exec",
+            "--ttl",
+            "1s",
+            "--grace",
+            "1s",
+            "lost",
+            "--",
+            "sh",
+            "-c",
+            "trap 'echo term >> \""
+                + marker
+                + "\"' TERM; echo started >> '"
+                + marker
+                + "';"
+                + " while true; do sleep 0.1; done");
     Timing.await("the child to start", WAIT, () -> Files.exists(marker));
     for (int i = 0; i < 3; i++) {
       redis.command(i, "SET", "lost", "someone-else", "PX", "60000");
@@ -126,18 +149,28 @@ class RedlockCliIT {
   @Test
   void signalToRedlockReachesTheChildAndReleasesTheLock() throws Exception {
     Path marker = dir.resolve("marker");
-    Process exec = redlock("exec", "sig", "--", "sh", "-c",
-        "trap 'echo term >> \"" + marker + "\"; exit 42' TERM;"
-            + " echo \"$REDLOCK_RESOURCE $REDLOCK_TOKEN\" >> '" + marker + "';"
-            + " while true; do sleep 0.1; done");
-    Timing.await("the child to start", WAIT,
-        () -> Files.exists(marker) && !readQuietly(marker).isEmpty());
+    Process exec =
+        redlock(
+            "exec",
+            "sig",
+            "--",
+            "sh",
+            "-c",
+            "trap 'echo term >> \""
+                + marker
+                + "\"; exit 42' TERM;"
+                + " echo \"$REDLOCK_RESOURCE $REDLOCK_TOKEN\" >> '"
+                + marker
+                + "';"
+                + " while true; do sleep 0.1; done");
+    Timing.await(
+        "the child to start", WAIT, () -> Files.exists(marker) && !readQuietly(marker).isEmpty());
     String[] env = Files.readAllLines(marker).get(0).split(" ");
     assertThat(env[0]).isEqualTo("sig");
     assertThat(env[1]).matches("[0-9a-f]{40}");
     // the lock was decided by a majority; node 0 may be the node still answering
-    Timing.await("node 0 to hold the token", WAIT,
-        () -> env[1].equals(redis.command(0, "GET", "sig")));
+    Timing.await(
+        "node 0 to hold the token", WAIT, () -> env[1].equals(redis.command(0, "GET", "sig")));
 
     StringWriter status = new StringWriter();
     assertThat(run(status, "status", "--nodes", nodes, "sig")).isEqualTo(ExitCodes.OK);
@@ -154,10 +187,13 @@ class RedlockCliIT {
     StringWriter free = new StringWriter();
     assertThat(run(free, "status", "--nodes", nodes, "nobody")).isEqualTo(ExitCodes.OK);
     assertThat(free.toString()).contains("verdict: free").contains("master");
-    assertThat(free.toString().lines().filter(l -> l.startsWith("redis://"))).hasSize(3)
+    assertThat(free.toString().lines().filter(l -> l.startsWith("redis://")))
+        .hasSize(3)
         // NODE REACHABLE ROLE UPTIME GUARD HELD TTL TOKEN (declared fresh by init)
-        .allMatch(l -> l.matches(
-            "\\S+\\s+yes\\s+master\\s+\\S+\\s+counts \\(fresh marker\\)\\s+no\\s+-\\s+-.*"));
+        .allMatch(
+            l ->
+                l.matches(
+                    "\\S+\\s+yes\\s+master\\s+\\S+\\s+counts \\(fresh marker\\)\\s+no\\s+-\\s+-.*"));
 
     redis.command(0, "SET", "split", "aaaaaaaaaa", "PX", "60000");
     redis.command(1, "SET", "split", "bbbbbbbbbb", "PX", "60000");
@@ -181,7 +217,8 @@ class RedlockCliIT {
       used.command(1, "SET", "orders:42", "someone", "PX", "60000");
       StringWriter out = new StringWriter();
       assertThat(run(out, "init", "--nodes", usedNodes)).isEqualTo(ExitCodes.VIOLATION);
-      assertThat(out.toString()).contains(used.uri(1) + "  refused: holds 1 key(s)")
+      assertThat(out.toString())
+          .contains(used.uri(1) + "  refused: holds 1 key(s)")
           .contains("orders:42");
       assertThat(used.command(0, "GET", "__redlock__:fresh")).isNull();
       assertThat(run("init", "--nodes", usedNodes, "--force")).isEqualTo(ExitCodes.OK);
@@ -194,20 +231,21 @@ class RedlockCliIT {
   void doctorIsHealthyOnAGoodClusterAndFailsOnEvictionAndOnOneServerTwice() {
     StringWriter healthy = new StringWriter();
     assertThat(run(healthy, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
-    assertThat(healthy.toString()).contains("verdict: healthy")
-        .contains("counts (fresh marker)");
+    assertThat(healthy.toString()).contains("verdict: healthy").contains("counts (fresh marker)");
 
     redis.command(2, "CONFIG", "SET", "maxmemory", "100mb");
     redis.command(2, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
     try {
       StringWriter evicting = new StringWriter();
       assertThat(run(evicting, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.VIOLATION);
-      assertThat(evicting.toString()).contains("PROBLEM " + redis.uri(2) + " eviction")
-          .contains("allkeys-lru").contains("verdict: safety problem");
+      assertThat(evicting.toString())
+          .contains("PROBLEM " + redis.uri(2) + " eviction")
+          .contains("allkeys-lru")
+          .contains("verdict: safety problem");
       StringWriter json = new StringWriter();
-      assertThat(run(json, "doctor", "--json", "--nodes", nodes))
-          .isEqualTo(ExitCodes.VIOLATION);
-      assertThat(json.toString()).startsWith("{\"verdict\":\"safety problem\"")
+      assertThat(run(json, "doctor", "--json", "--nodes", nodes)).isEqualTo(ExitCodes.VIOLATION);
+      assertThat(json.toString())
+          .startsWith("{\"verdict\":\"safety problem\"")
           .contains("\"maxmemoryPolicy\":\"allkeys-lru\"");
     } finally {
       redis.command(2, "CONFIG", "SET", "maxmemory", "0");
@@ -228,11 +266,14 @@ class RedlockCliIT {
     }
     String unreachable = "redis://127.0.0.1:" + closedPort;
     StringWriter out = new StringWriter();
-    assertThat(run(out, "doctor", "--nodes", nodes + "," + unreachable,
-        "--connect-timeout", "500ms")).isEqualTo(ExitCodes.OK);
-    assertThat(out.toString()).containsPattern(java.util.regex.Pattern.quote(unreachable)
-        + "\\s+no: ").contains("WARN " + unreachable + " reachable")
-        .doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(
+            run(out, "doctor", "--nodes", nodes + "," + unreachable, "--connect-timeout", "500ms"))
+        .isEqualTo(ExitCodes.OK);
+    assertThat(out.toString())
+        .containsPattern(java.util.regex.Pattern.quote(unreachable) + "\\s+no: ")
+        .contains("WARN " + unreachable + " reachable")
+        .doesNotContain("Exception")
+        .doesNotContain("\tat ");
     StringWriter none = new StringWriter();
     assertThat(run(none, "doctor", "--nodes", unreachable, "--connect-timeout", "500ms"))
         .isEqualTo(ExitCodes.FAILURE);
@@ -246,8 +287,8 @@ class RedlockCliIT {
 
   private static int run(StringWriter out, String... args) {
     StringWriter err = new StringWriter();
-    int code = Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err))
-        .execute(args);
+    int code =
+        Main.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(err)).execute(args);
     System.err.print(err);
     return code;
   }
@@ -266,9 +307,10 @@ class RedlockCliIT {
       command.add(Main.class.getName());
     }
     command.addAll(List.of(args));
-    ProcessBuilder builder = new ProcessBuilder(command)
-        .redirectOutput(ProcessBuilder.Redirect.INHERIT)
-        .redirectError(ProcessBuilder.Redirect.INHERIT);
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+            .redirectError(ProcessBuilder.Redirect.INHERIT);
     builder.environment().put("REDLOCK_NODES", nodes);
     builder.environment().remove("REDLOCK_CONFIG");
     builder.environment().remove("REDLOCK_PASSWORD");

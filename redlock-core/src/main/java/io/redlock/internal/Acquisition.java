@@ -51,8 +51,8 @@ final class Acquisition {
   private int attempts;
   private volatile TimeSource.Cancellable nextAttempt;
 
-  Acquisition(LockEngine engine, List<String> resources, List<String> keys, long ttlMillis,
-      boolean retry) {
+  Acquisition(
+      LockEngine engine, List<String> resources, List<String> keys, long ttlMillis, boolean retry) {
     this.engine = engine;
     this.resources = resources;
     this.keys = keys;
@@ -63,22 +63,32 @@ final class Acquisition {
   CompletableFuture<Lease> start() {
     if (engine.events().on()) { // nothing allocated for listeners when there are none
       long id = engine.events().acquireStarted(resources, ttlMillis);
-      result.whenComplete((lease, error) -> engine.events().acquireFinished(id, resources,
-          attempts, engine.time().nanoTime() - startNanos, lease, error));
+      result.whenComplete(
+          (lease, error) ->
+              engine
+                  .events()
+                  .acquireFinished(
+                      id,
+                      resources,
+                      attempts,
+                      engine.time().nanoTime() - startNanos,
+                      lease,
+                      error));
     }
-    result.whenComplete((lease, error) -> {
-      TimeSource.Cancellable pending = nextAttempt;
-      if (pending != null && error != null) {
-        pending.cancel(); // cancelled or aborted between attempts
-      }
-      boolean idle;
-      synchronized (this) {
-        idle = busy == 0;
-      }
-      if (idle) {
-        finished.complete(null);
-      }
-    });
+    result.whenComplete(
+        (lease, error) -> {
+          TimeSource.Cancellable pending = nextAttempt;
+          if (pending != null && error != null) {
+            pending.cancel(); // cancelled or aborted between attempts
+          }
+          boolean idle;
+          synchronized (this) {
+            idle = busy == 0;
+          }
+          if (idle) {
+            finished.complete(null);
+          }
+        });
     startNanos = engine.time().nanoTime();
     attempt();
     return result;
@@ -141,13 +151,16 @@ final class Acquisition {
     long t0 = engine.time().nanoTime();
     Round round = engine.countedRound(node -> node.lock(keys, token, ttlMillis));
     engine.events().votes(RedlockEvent.Operation.ACQUIRE, round);
-    round.decision().thenAccept(decision -> {
-      try {
-        decided(token, t0, round, decision);
-      } finally {
-        end();
-      }
-    });
+    round
+        .decision()
+        .thenAccept(
+            decision -> {
+              try {
+                decided(token, t0, round, decision);
+              } finally {
+                end();
+              }
+            });
   }
 
   private void decided(String token, long t0, Round round, Round.Result decision) {
@@ -167,8 +180,12 @@ final class Acquisition {
         return;
       }
       if (log.isDebugEnabled()) {
-        log.debug("acquired resource={} attempt={} validFor={} outcomes={}", resources, attempts,
-            Durations.formatNanos(validUntil - decision.atNanos()), decision.outcomes());
+        log.debug(
+            "acquired resource={} attempt={} validFor={} outcomes={}",
+            resources,
+            attempts,
+            Durations.formatNanos(validUntil - decision.atNanos()),
+            decision.outcomes());
       }
       if (!result.complete(lease)) {
         // Cancelled, timed out by the caller or aborted while the attempt was in flight.
@@ -178,20 +195,33 @@ final class Acquisition {
     }
     CompletableFuture<Void> sent = new CompletableFuture<>();
     awaitInBackground(engine.undo(resources, keys, token, round, sent));
-    String reason = outcome == AttemptVerdict.Outcome.TOO_LATE
-        ? "a majority granted, but only after the validity (ttl minus drift) had run out"
-        : "a majority (" + engine.quorum() + " of " + engine.nodes().size() + ") was not reached";
+    String reason =
+        outcome == AttemptVerdict.Outcome.TOO_LATE
+            ? "a majority granted, but only after the validity (ttl minus drift) had run out"
+            : "a majority ("
+                + engine.quorum()
+                + " of "
+                + engine.nodes().size()
+                + ") was not reached";
     if (log.isDebugEnabled()) {
-      log.debug("attempt failed resource={} attempt={} reason={} outcomes={}", resources,
-          attempts, reason, decision.outcomes());
+      log.debug(
+          "attempt failed resource={} attempt={} reason={} outcomes={}",
+          resources,
+          attempts,
+          reason,
+          decision.outcomes());
     }
     if (result.isDone()) {
       return;
     }
     long now = engine.time().nanoTime();
     long delay = engine.retryDelayNanos();
-    if (AttemptVerdict.mayRetry(retry, attempts, engine.config().retryCount(),
-        (now + delay) - startNanos, engine.config().maxWait().toNanos())
+    if (AttemptVerdict.mayRetry(
+            retry,
+            attempts,
+            engine.config().retryCount(),
+            (now + delay) - startNanos,
+            engine.config().maxWait().toNanos())
         && !engine.isClosed()) {
       nextAttempt = engine.time().schedule(this::attempt, delay);
       if (result.isDone()) {
@@ -201,22 +231,34 @@ final class Acquisition {
     }
     int heldBack = decision.count(Vote.HELD_BACK);
     if (outcome == AttemptVerdict.Outcome.NO_MAJORITY) {
-      switch (AttemptVerdict.obstacle(engine.quorum(), decision.count(Vote.GRANTED),
-          decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR), heldBack)) {
+      switch (AttemptVerdict.obstacle(
+          engine.quorum(),
+          decision.count(Vote.GRANTED),
+          decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR),
+          heldBack)) {
         // Without the failing nodes, the lock might have been ours: worth a WARN.
-        case NODE_FAILURES -> log.warn("could not acquire resource={}: node errors or timeouts"
-            + " denied the majority; outcomes={}", resources, decision.outcomes());
+        case NODE_FAILURES ->
+            log.warn(
+                "could not acquire resource={}: node errors or timeouts"
+                    + " denied the majority; outcomes={}",
+                resources,
+                decision.outcomes());
         // The restart guard logged its hold-back once; each failure it causes is routine.
-        case RESTART_GUARD -> log.debug("could not acquire resource={}: nodes held back by the"
-            + " restart guard; outcomes={}", resources, decision.outcomes());
-        case CONTENTION -> { }
+        case RESTART_GUARD ->
+            log.debug(
+                "could not acquire resource={}: nodes held back by the"
+                    + " restart guard; outcomes={}",
+                resources,
+                decision.outcomes());
+        case CONTENTION -> {}
       }
     }
     if (heldBack > 0 && outcome == AttemptVerdict.Outcome.NO_MAJORITY) {
       reason += heldBackReason(decision.outcomes());
     }
-    LockUnavailableException unavailable = new LockUnavailableException(resources, attempts,
-        Duration.ofNanos(now - startNanos), reason, decision.outcomes());
+    LockUnavailableException unavailable =
+        new LockUnavailableException(
+            resources, attempts, Duration.ofNanos(now - startNanos), reason, decision.outcomes());
     // Report the failure once the undo is on its way to every node (see the class comment).
     sent.whenComplete((ignored, error) -> result.completeExceptionally(unavailable));
   }
@@ -231,7 +273,8 @@ final class Acquisition {
     List<Long> waits = new java.util.ArrayList<>();
     for (NodeOutcome outcome : outcomes) {
       if (outcome.vote() != Vote.HELD_BACK) {
-        if (outcome.vote() == Vote.GRANTED || outcome.vote() == Vote.TAKEN
+        if (outcome.vote() == Vote.GRANTED
+            || outcome.vote() == Vote.TAKEN
             || outcome.vote() == Vote.PENDING) {
           usable++;
         }
@@ -245,13 +288,17 @@ final class Acquisition {
     if (missing <= 0) {
       when = "they did not decide it: the nodes that count could have made a majority";
     } else if (missing <= waits.size() && waits.get(missing - 1) >= 0) {
-      when = "enough of them count for a majority in "
-          + Durations.formatNanos(waits.get(missing - 1));
+      when =
+          "enough of them count for a majority in " + Durations.formatNanos(waits.get(missing - 1));
     } else {
       when = "when they count is not known yet (not probed, or the probe was refused)";
     }
-    return "; " + waits.size() + " node(s) held back by the restart guard, as they may have"
-        + " forgotten locks; " + when + "; a brand-new cluster holds no locks: declare it"
+    return "; "
+        + waits.size()
+        + " node(s) held back by the restart guard, as they may have"
+        + " forgotten locks; "
+        + when
+        + "; a brand-new cluster holds no locks: declare it"
         + " fresh with 'redlock init' (Redlock.init) and its nodes count at once";
   }
 }

@@ -41,7 +41,8 @@ final class AttemptVerdict {
     if (!reached) {
       return Outcome.NO_MAJORITY;
     }
-    return Validity.isValidAt(validUntilNanos, decidedAtNanos) ? Outcome.ACQUIRED
+    return Validity.isValidAt(validUntilNanos, decidedAtNanos)
+        ? Outcome.ACQUIRED
         : Outcome.TOO_LATE;
   }
 
@@ -54,8 +55,8 @@ final class AttemptVerdict {
    * @param elapsedAtNextNanos the time from the acquisition's start to the next attempt
    * @param maxWaitNanos the longest an acquisition may take
    */
-  static boolean mayRetry(boolean retry, int attempts, int retryCount, long elapsedAtNextNanos,
-      long maxWaitNanos) {
+  static boolean mayRetry(
+      boolean retry, int attempts, int retryCount, long elapsedAtNextNanos, long maxWaitNanos) {
     return retry && attempts <= retryCount && elapsedAtNextNanos <= maxWaitNanos;
   }
 

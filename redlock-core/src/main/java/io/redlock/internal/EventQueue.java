@@ -36,12 +36,19 @@ final class EventQueue implements Executor, AutoCloseable {
   }
 
   EventQueue(int capacity) {
-    thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-        new ArrayBlockingQueue<>(capacity), runnable -> {
-          Thread t = new Thread(runnable, "redlock-events");
-          t.setDaemon(true);
-          return t;
-        }, (task, executor) -> drop(executor.isShutdown()));
+    thread =
+        new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.MILLISECONDS,
+            new ArrayBlockingQueue<>(capacity),
+            runnable -> {
+              Thread t = new Thread(runnable, "redlock-events");
+              t.setDaemon(true);
+              return t;
+            },
+            (task, executor) -> drop(executor.isShutdown()));
   }
 
   @Override
@@ -61,8 +68,10 @@ final class EventQueue implements Executor, AutoCloseable {
     }
     long count = dropped.incrementAndGet();
     if (warned.compareAndSet(false, true)) {
-      log.warn("a listener falls behind: {} events wait for it, so newer events are dropped"
-          + " (the lock is not affected); listeners must return quickly", CAPACITY);
+      log.warn(
+          "a listener falls behind: {} events wait for it, so newer events are dropped"
+              + " (the lock is not affected); listeners must return quickly",
+          CAPACITY);
     } else if (log.isDebugEnabled()) {
       log.debug("listener event dropped ({} so far)", count);
     }

@@ -101,16 +101,30 @@ public final class Events {
   }
 
   /** Reports an acquisition's end: {@code lease} on success, else {@code error}. */
-  void acquireFinished(long id, List<String> resources, int attempts, long elapsedNanos,
-      Lease lease, Throwable error) {
+  void acquireFinished(
+      long id,
+      List<String> resources,
+      int attempts,
+      long elapsedNanos,
+      Lease lease,
+      Throwable error) {
     if (!on) {
       return;
     }
-    AcquireOutcome outcome = error == null ? AcquireOutcome.ACQUIRED
-        : Futures.unwrap(error) instanceof LockUnavailableException
-            ? AcquireOutcome.UNAVAILABLE : AcquireOutcome.CANCELLED;
-    RedlockEvent.AcquireFinished event = new RedlockEvent.AcquireFinished(id, resources,
-        outcome, attempts, Duration.ofNanos(elapsedNanos), error == null ? lease : null);
+    AcquireOutcome outcome =
+        error == null
+            ? AcquireOutcome.ACQUIRED
+            : Futures.unwrap(error) instanceof LockUnavailableException
+                ? AcquireOutcome.UNAVAILABLE
+                : AcquireOutcome.CANCELLED;
+    RedlockEvent.AcquireFinished event =
+        new RedlockEvent.AcquireFinished(
+            id,
+            resources,
+            outcome,
+            attempts,
+            Duration.ofNanos(elapsedNanos),
+            error == null ? lease : null);
     each(l -> l.acquireFinished(event));
   }
 
@@ -119,12 +133,15 @@ public final class Events {
     if (!on) {
       return;
     }
-    round.settled().thenAccept(result -> {
-      for (NodeOutcome outcome : result.outcomes()) {
-        RedlockEvent.NodeVote event = new RedlockEvent.NodeVote(operation, outcome);
-        each(l -> l.nodeVoted(event));
-      }
-    });
+    round
+        .settled()
+        .thenAccept(
+            result -> {
+              for (NodeOutcome outcome : result.outcomes()) {
+                RedlockEvent.NodeVote event = new RedlockEvent.NodeVote(operation, outcome);
+                each(l -> l.nodeVoted(event));
+              }
+            });
   }
 
   void extended(Lease lease, Boolean extended, Throwable error, long elapsedNanos) {
@@ -191,8 +208,11 @@ public final class Events {
       throw e;
     } catch (Throwable t) { // a listener's failure is its own, never the lock's
       if (warned[i].compareAndSet(false, true)) {
-        log.warn("listener {} failed; the lock goes on (further failures of this listener"
-            + " are logged at DEBUG)", listeners[i].getClass().getName(), t);
+        log.warn(
+            "listener {} failed; the lock goes on (further failures of this listener"
+                + " are logged at DEBUG)",
+            listeners[i].getClass().getName(),
+            t);
       } else {
         log.debug("listener {} failed", listeners[i].getClass().getName(), t);
       }

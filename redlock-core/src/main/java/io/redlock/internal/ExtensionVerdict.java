@@ -55,8 +55,14 @@ record ExtensionVerdict(Kind kind, long deadlineNanos) {
    * @param newDeadlineNanos the deadline the extension gives, counted from its start
    * @param nowNanos when the round was decided
    */
-  static ExtensionVerdict decide(int nodes, int quorum, boolean reached, int notHeld,
-      long deadlineNanos, long newDeadlineNanos, long nowNanos) {
+  static ExtensionVerdict decide(
+      int nodes,
+      int quorum,
+      boolean reached,
+      int notHeld,
+      long deadlineNanos,
+      long newDeadlineNanos,
+      long nowNanos) {
     if (!Validity.isValidAt(deadlineNanos, nowNanos)) {
       return new ExtensionVerdict(Kind.LOST_EXPIRED, deadlineNanos);
     }

@@ -55,7 +55,10 @@ final class GuardRules {
       return AtOnce.MARKER;
     }
     NodeInfo.Persistence p = info.persistence();
-    if (p != null && p.aofEnabled() && !p.rewrittenSinceStart() && p.lastWriteOk()
+    if (p != null
+        && p.aofEnabled()
+        && !p.rewrittenSinceStart()
+        && p.lastWriteOk()
         && p.appendfsync().toLowerCase(Locale.ROOT).equals("always")
         && FreshMarker.isMarker(info.marker())) {
       return AtOnce.PERSISTENCE;
@@ -71,9 +74,8 @@ final class GuardRules {
    * and receiving), so {@code uncertaintyNanos}, the sum of the two half round trips, is
    * given to the node: only an excess beyond it is certain.
    */
-  public static boolean ranAhead(long serverDelta, long localDelta, long uncertaintyNanos,
-      long allowanceNanos) {
-    return serverDelta - localDelta - uncertaintyNanos - 2 * TIME_RESOLUTION_NANOS
-        > allowanceNanos;
+  public static boolean ranAhead(
+      long serverDelta, long localDelta, long uncertaintyNanos, long allowanceNanos) {
+    return serverDelta - localDelta - uncertaintyNanos - 2 * TIME_RESOLUTION_NANOS > allowanceNanos;
   }
 }

@@ -3,8 +3,8 @@ package io.redlock.internal;
 import io.redlock.Lease;
 import io.redlock.LeaseLostException;
 import io.redlock.LossCause;
-import io.redlock.RedlockEvent;
 import io.redlock.NodeOutcome.Vote;
+import io.redlock.RedlockEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,8 +55,13 @@ final class HeldLease implements Lease {
   private TimeSource.Cancellable watch;
   private final List<Consumer<? super LeaseLostException>> listeners = new ArrayList<>(0);
 
-  HeldLease(LockEngine engine, List<String> resources, List<String> keys, String token,
-      long ttlMillis, long deadline) {
+  HeldLease(
+      LockEngine engine,
+      List<String> resources,
+      List<String> keys,
+      String token,
+      long ttlMillis,
+      long deadline) {
     this.engine = engine;
     this.resources = resources;
     this.keys = keys;
@@ -142,13 +147,17 @@ final class HeldLease implements Lease {
       previous = lastExtension;
       lastExtension = next;
     }
-    Runnable go = () -> extendNow(newTtlMillis).whenComplete((extended, error) -> {
-      if (error != null) {
-        next.completeExceptionally(Futures.unwrap(error));
-      } else {
-        next.complete(extended);
-      }
-    });
+    Runnable go =
+        () ->
+            extendNow(newTtlMillis)
+                .whenComplete(
+                    (extended, error) -> {
+                      if (error != null) {
+                        next.completeExceptionally(Futures.unwrap(error));
+                      } else {
+                        next.complete(extended);
+                      }
+                    });
     if (previous == null || previous.isDone()) {
       go.run();
     } else {
@@ -178,7 +187,8 @@ final class HeldLease implements Lease {
     CompletableFuture<Boolean> decided =
         round.decision().thenApply(result -> extended(result, start, newTtlMillis));
     if (engine.events().on()) {
-      decided.whenComplete((ok, e) -> engine.events().extended(this, ok, e, time.nanoTime() - start));
+      decided.whenComplete(
+          (ok, e) -> engine.events().extended(this, ok, e, time.nanoTime() - start));
     }
     return decided;
   }
@@ -194,37 +204,49 @@ final class HeldLease implements Lease {
         throw new LeaseLostException(lostCause);
       }
       long now = time.nanoTime();
-      verdict = ExtensionVerdict.decide(engine.nodes().size(), engine.quorum(), result.reached(),
-          result.count(Vote.TAKEN), deadline, newDeadline, now);
+      verdict =
+          ExtensionVerdict.decide(
+              engine.nodes().size(),
+              engine.quorum(),
+              result.reached(),
+              result.count(Vote.TAKEN),
+              deadline,
+              newDeadline,
+              now);
       switch (verdict.kind()) {
         case EXTENDED -> {
           deadline = verdict.deadlineNanos();
           ttlMillis = newTtlMillis;
           scheduleWatchLocked();
-          log.debug("extended resource={} validFor={}", resources,
-              Durations.formatNanos(deadline - now));
+          log.debug(
+              "extended resource={} validFor={}", resources, Durations.formatNanos(deadline - now));
           return true;
         }
         case KEPT_UNCONFIRMED -> {
           deadline = verdict.deadlineNanos();
           scheduleWatchLocked();
-          log.warn("extension not confirmed by a majority, lease still valid for {}:"
-                  + " resource={} outcomes={}", Durations.formatNanos(deadline - now),
-              resources, result.outcomes());
+          log.warn(
+              "extension not confirmed by a majority, lease still valid for {}:"
+                  + " resource={} outcomes={}",
+              Durations.formatNanos(deadline - now),
+              resources,
+              result.outcomes());
           return false;
         }
-        default -> { }
+        default -> {}
       }
     }
-    String reason = switch (verdict.kind()) {
-      case LOST_EXPIRED -> "its validity ran out before the extension was confirmed";
-      case LOST_CONFIRMED_TOO_LATE ->
-          "the extension was confirmed only after its new validity had run out";
-      case LOST_NOT_HELD -> "a majority of the nodes no longer hold its token; outcomes="
-          + result.outcomes();
-      default -> "its validity ran out while an extension was unconfirmed; outcomes="
-          + result.outcomes();
-    };
+    String reason =
+        switch (verdict.kind()) {
+          case LOST_EXPIRED -> "its validity ran out before the extension was confirmed";
+          case LOST_CONFIRMED_TOO_LATE ->
+              "the extension was confirmed only after its new validity had run out";
+          case LOST_NOT_HELD ->
+              "a majority of the nodes no longer hold its token; outcomes=" + result.outcomes();
+          default ->
+              "its validity ran out while an extension was unconfirmed; outcomes="
+                  + result.outcomes();
+        };
     throw new LeaseLostException(lose(verdict.kind().cause(), reason));
   }
 
@@ -321,20 +343,22 @@ final class HeldLease implements Lease {
       }
       return;
     }
-    extendInternal(Duration.ofMillis(ttl)).whenComplete((ok, error) -> {
-      synchronized (this) {
-        extending = false;
-        if (state != State.HELD) {
-          return;
-        }
-        if (Boolean.TRUE.equals(ok)) {
-          scheduleWatchLocked();
-        } else {
-          // Too few nodes answered: try again soon, while the old deadline still holds.
-          scheduleWatchInLocked(2 * engine.nodeTimeoutNanos());
-        }
-      }
-    });
+    extendInternal(Duration.ofMillis(ttl))
+        .whenComplete(
+            (ok, error) -> {
+              synchronized (this) {
+                extending = false;
+                if (state != State.HELD) {
+                  return;
+                }
+                if (Boolean.TRUE.equals(ok)) {
+                  scheduleWatchLocked();
+                } else {
+                  // Too few nodes answered: try again soon, while the old deadline still holds.
+                  scheduleWatchInLocked(2 * engine.nodeTimeoutNanos());
+                }
+              }
+            });
   }
 
   @Override
@@ -351,9 +375,12 @@ final class HeldLease implements Lease {
     }
     Duration maxTtl = engine.config().maxTtl();
     if (delay.toMillis() < 1 || delay.compareTo(maxTtl) > 0) {
-      throw new IllegalArgumentException("delay " + Durations.format(delay)
-          + " is not accepted: it must be 1 ms to maxTtl (" + Durations.format(maxTtl)
-          + "); use release() to free the resources at once");
+      throw new IllegalArgumentException(
+          "delay "
+              + Durations.format(delay)
+              + " is not accepted: it must be 1 ms to maxTtl ("
+              + Durations.format(maxTtl)
+              + "); use release() to free the resources at once");
     }
     long millis = delay.toMillis();
     awaitMajority(releaseInternal(true, millis));
@@ -409,8 +436,8 @@ final class HeldLease implements Lease {
       done.thenRun(() -> engine.events().released(this, time.nanoTime() - start));
     }
     (keepMillis > 0
-        ? engine.expireEverywhere(resources, keys, token, keepMillis, releasedByMajority)
-        : engine.releaseEverywhere(resources, keys, token, releasedByMajority))
+            ? engine.expireEverywhere(resources, keys, token, keepMillis, releasedByMajority)
+            : engine.releaseEverywhere(resources, keys, token, releasedByMajority))
         .whenComplete((ok, error) -> done.complete(null));
     return majorityEnough ? releasedByMajority : done;
   }
@@ -469,20 +496,24 @@ final class HeldLease implements Lease {
     if (toTell.isEmpty()) {
       return;
     }
-    engine.callbacks().execute(() -> {
-      for (Consumer<? super LeaseLostException> listener : toTell) {
-        try {
-          listener.accept(cause);
-        } catch (RuntimeException e) {
-          log.error("lost-lease listener failed: resource={}", resources, e);
-        }
-      }
-    });
+    engine
+        .callbacks()
+        .execute(
+            () -> {
+              for (Consumer<? super LeaseLostException> listener : toTell) {
+                try {
+                  listener.accept(cause);
+                } catch (RuntimeException e) {
+                  log.error("lost-lease listener failed: resource={}", resources, e);
+                }
+              }
+            });
   }
 
   private LeaseLostException lostError() {
     synchronized (this) {
-      return lostCause != null ? new LeaseLostException(lostCause)
+      return lostCause != null
+          ? new LeaseLostException(lostCause)
           : new LeaseLostException(resources, "its validity ran out");
     }
   }
@@ -494,7 +525,6 @@ final class HeldLease implements Lease {
   private String describe() {
     return String.join(", ", resources);
   }
-
 
   private static RuntimeException rethrow(Throwable cause) {
     if (cause instanceof LeaseLostException) {
@@ -513,7 +543,12 @@ final class HeldLease implements Lease {
   public String toString() {
     // Reads the fields only: toString() must not change state or call listeners.
     long left = deadline - time.nanoTime();
-    return "Lease{resources=" + resources + ", state=" + state + ", remaining="
-        + (state == State.HELD && left > 0 ? Durations.formatNanos(left) : "0 ms") + "}";
+    return "Lease{resources="
+        + resources
+        + ", state="
+        + state
+        + ", remaining="
+        + (state == State.HELD && left > 0 ? Durations.formatNanos(left) : "0 ms")
+        + "}";
   }
 }

@@ -52,7 +52,11 @@ public final class LockEngine {
   private volatile boolean closed;
 
   /** An engine whose listeners are called inline (for simulations on a fake clock). */
-  public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random,
+  public LockEngine(
+      RedlockConfig config,
+      List<NodeClient> nodes,
+      TimeSource time,
+      Random random,
       Executor callbacks) {
     this(config, nodes, time, random, callbacks, new Events(config.listeners()));
   }
@@ -63,8 +67,13 @@ public final class LockEngine {
    *     the algorithm
    * @param events where this engine reports to the configured listeners (see {@link Events})
    */
-  public LockEngine(RedlockConfig config, List<NodeClient> nodes, TimeSource time, Random random,
-      Executor callbacks, Events events) {
+  public LockEngine(
+      RedlockConfig config,
+      List<NodeClient> nodes,
+      TimeSource time,
+      Random random,
+      Executor callbacks,
+      Events events) {
     this.config = config;
     this.nodes = List.copyOf(nodes);
     this.time = time;
@@ -73,10 +82,15 @@ public final class LockEngine {
     this.quorum = Quorum.of(this.nodes.size());
     this.nodeTimeoutNanos = config.nodeTimeout().toNanos();
     this.roundTimeouts = new RoundTimeouts(time, nodeTimeoutNanos);
-    this.guard = new RestartGuard(this.nodes, time, config.restartGuard(),
-        config.maxTtl().toMillis(), config.driftFactor(),
-        io.redlock.FreshMarker.key(config.keyPrefix()),
-        io.redlock.FreshMarker.maxTtlKey(config.keyPrefix()));
+    this.guard =
+        new RestartGuard(
+            this.nodes,
+            time,
+            config.restartGuard(),
+            config.maxTtl().toMillis(),
+            config.driftFactor(),
+            io.redlock.FreshMarker.key(config.keyPrefix()),
+            io.redlock.FreshMarker.maxTtlKey(config.keyPrefix()));
     this.events = events;
     this.guard.listen(events);
   }
@@ -97,13 +111,15 @@ public final class LockEngine {
    */
   public <T> CompletableFuture<T> handOff(CompletableFuture<T> source) {
     CompletableFuture<T> copy = new CompletableFuture<>();
-    source.whenCompleteAsync((value, error) -> {
-      if (error != null) {
-        copy.completeExceptionally(Futures.unwrap(error));
-      } else {
-        copy.complete(value);
-      }
-    }, callbacks);
+    source.whenCompleteAsync(
+        (value, error) -> {
+          if (error != null) {
+            copy.completeExceptionally(Futures.unwrap(error));
+          } else {
+            copy.complete(value);
+          }
+        },
+        callbacks);
     return copy;
   }
 
@@ -113,16 +129,18 @@ public final class LockEngine {
    * {@code orTimeout}, {@code complete}), stops the acquisition, and a lease that arrives
    * after that goes to {@code orphan}, whose owner is gone.
    */
-  private <T> CompletableFuture<T> handOffOwned(CompletableFuture<T> source,
-      java.util.function.Consumer<? super T> orphan) {
+  private <T> CompletableFuture<T> handOffOwned(
+      CompletableFuture<T> source, java.util.function.Consumer<? super T> orphan) {
     CompletableFuture<T> copy = new CompletableFuture<>();
-    source.whenCompleteAsync((value, error) -> {
-      if (error != null) {
-        copy.completeExceptionally(Futures.unwrap(error));
-      } else if (!copy.complete(value)) {
-        orphan.accept(value);
-      }
-    }, callbacks);
+    source.whenCompleteAsync(
+        (value, error) -> {
+          if (error != null) {
+            copy.completeExceptionally(Futures.unwrap(error));
+          } else if (!copy.complete(value)) {
+            orphan.accept(value);
+          }
+        },
+        callbacks);
     // When the copy completed first, the source is still running: stop it. When the source
     // completed first, cancelling it does nothing.
     copy.whenComplete((value, error) -> source.cancel(false));
@@ -162,7 +180,8 @@ public final class LockEngine {
    * @throws IllegalArgumentException if a resource name or the ttl is not accepted
    * @throws IllegalStateException if the engine is closed
    */
-  public CompletableFuture<Lease> acquire(Collection<String> resources, Duration ttl, boolean retry) {
+  public CompletableFuture<Lease> acquire(
+      Collection<String> resources, Duration ttl, boolean retry) {
     List<String> names = checkResources(resources);
     long ttlMillis = checkTtl(ttl);
     ensureOpen();
@@ -193,14 +212,18 @@ public final class LockEngine {
    * holds back is not asked and votes {@link Vote#HELD_BACK}, with the reason.
    */
   Round countedRound(Function<NodeClient, CompletionStage<Boolean>> request) {
-    return Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
-      if (guard.counts(index)) {
-        return request.apply(node);
-      }
-      String why = guard.whyHeldBack(index);
-      guard.probeIfUnknown(index);
-      return CompletableFuture.failedFuture(new HeldBack(why));
-    });
+    return Round.start(
+        nodes,
+        quorum,
+        roundTimeouts,
+        (index, node) -> {
+          if (guard.counts(index)) {
+            return request.apply(node);
+          }
+          String why = guard.whyHeldBack(index);
+          guard.probeIfUnknown(index);
+          return CompletableFuture.failedFuture(new HeldBack(why));
+        });
   }
 
   /** The restart guard of this engine, for the failure report of an acquisition. */
@@ -222,9 +245,10 @@ public final class LockEngine {
    * exceptionally. Safe to send any number of times: it only deletes keys holding
    * {@code token}.
    */
-  CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys, String token) {
-    return release(resources, keys, token, EVERY_NODE, null, null,
-        node -> node.unlock(keys, token));
+  CompletableFuture<Void> releaseEverywhere(
+      List<String> resources, List<String> keys, String token) {
+    return release(
+        resources, keys, token, EVERY_NODE, null, null, node -> node.unlock(keys, token));
   }
 
   /**
@@ -232,10 +256,10 @@ public final class LockEngine {
    * soon as a majority of the nodes answered (whatever they answered: a key already gone is
    * free too), or when the round settles.
    */
-  CompletableFuture<Void> releaseEverywhere(List<String> resources, List<String> keys,
-      String token, CompletableFuture<Void> majority) {
-    return release(resources, keys, token, EVERY_NODE, majority, null,
-        node -> node.unlock(keys, token));
+  CompletableFuture<Void> releaseEverywhere(
+      List<String> resources, List<String> keys, String token, CompletableFuture<Void> majority) {
+    return release(
+        resources, keys, token, EVERY_NODE, majority, null, node -> node.unlock(keys, token));
   }
 
   /**
@@ -246,10 +270,20 @@ public final class LockEngine {
    * request on the same connection. {@code sent} completes once every node's request has been
    * handed to its connection; the returned future, once every node answered or timed out.
    */
-  CompletableFuture<Void> undo(List<String> resources, List<String> keys, String token,
-      Round attempt, CompletableFuture<Void> sent) {
-    return release(resources, keys, token, index -> attempt.vote(index) != Vote.TAKEN, null,
-        sent, node -> node.unlock(keys, token));
+  CompletableFuture<Void> undo(
+      List<String> resources,
+      List<String> keys,
+      String token,
+      Round attempt,
+      CompletableFuture<Void> sent) {
+    return release(
+        resources,
+        keys,
+        token,
+        index -> attempt.vote(index) != Vote.TAKEN,
+        null,
+        sent,
+        node -> node.unlock(keys, token));
   }
 
   /**
@@ -258,9 +292,19 @@ public final class LockEngine {
    * extension); completes {@code majority} as {@link #releaseEverywhere(List, List, String,
    * CompletableFuture)} does. Never touches another holder's key and never creates one.
    */
-  CompletableFuture<Void> expireEverywhere(List<String> resources, List<String> keys,
-      String token, long ttlMillis, CompletableFuture<Void> majority) {
-    return release(resources, keys, token, EVERY_NODE, majority, null,
+  CompletableFuture<Void> expireEverywhere(
+      List<String> resources,
+      List<String> keys,
+      String token,
+      long ttlMillis,
+      CompletableFuture<Void> majority) {
+    return release(
+        resources,
+        keys,
+        token,
+        EVERY_NODE,
+        majority,
+        null,
         node -> node.extend(keys, token, ttlMillis));
   }
 
@@ -268,51 +312,72 @@ public final class LockEngine {
   private static final CompletableFuture<Boolean> NOTHING_TO_DELETE =
       CompletableFuture.completedFuture(Boolean.TRUE);
 
-  private CompletableFuture<Void> release(List<String> resources, List<String> keys,
-      String token, IntPredicate mayHold, CompletableFuture<Void> majority,
-      CompletableFuture<Void> sent, Function<NodeClient, CompletionStage<Boolean>> request) {
+  private CompletableFuture<Void> release(
+      List<String> resources,
+      List<String> keys,
+      String token,
+      IntPredicate mayHold,
+      CompletableFuture<Void> majority,
+      CompletableFuture<Void> sent,
+      Function<NodeClient, CompletionStage<Boolean>> request) {
     CompletableFuture<Round.Result> settled = new CompletableFuture<>();
     AtomicInteger answered = new AtomicInteger();
-    dispatch(() -> {
-      Round round = Round.start(nodes, quorum, roundTimeouts, (index, node) -> {
-        CompletionStage<Boolean> reply = mayHold.test(index)
-            ? request.apply(node) : NOTHING_TO_DELETE;
-        if (majority != null) {
-          reply.whenComplete((ok, error) -> {
-            if (error == null && answered.incrementAndGet() == quorum) {
-              majority.complete(null);
-            }
-          });
-        }
-        return reply;
-      });
-      if (sent != null) {
-        sent.complete(null);
-      }
-      round.settled().whenComplete((result, e) -> {
-        if (e == null) {
-          settled.complete(result);
-        } else {
-          settled.completeExceptionally(e);
-        }
-      });
-    });
-    CompletableFuture<Void> done = settled
-        .thenAccept(result -> {
-          int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
-          if (unconfirmed > 0) {
-            log.info("release unconfirmed on {} of {} nodes, their keys expire with the ttl:"
-                + " resource={} outcomes={}", unconfirmed, nodes.size(), resources,
-                result.outcomes());
+    dispatch(
+        () -> {
+          Round round =
+              Round.start(
+                  nodes,
+                  quorum,
+                  roundTimeouts,
+                  (index, node) -> {
+                    CompletionStage<Boolean> reply =
+                        mayHold.test(index) ? request.apply(node) : NOTHING_TO_DELETE;
+                    if (majority != null) {
+                      reply.whenComplete(
+                          (ok, error) -> {
+                            if (error == null && answered.incrementAndGet() == quorum) {
+                              majority.complete(null);
+                            }
+                          });
+                    }
+                    return reply;
+                  });
+          if (sent != null) {
+            sent.complete(null);
+          }
+          round
+              .settled()
+              .whenComplete(
+                  (result, e) -> {
+                    if (e == null) {
+                      settled.complete(result);
+                    } else {
+                      settled.completeExceptionally(e);
+                    }
+                  });
+        });
+    CompletableFuture<Void> done =
+        settled.thenAccept(
+            result -> {
+              int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
+              if (unconfirmed > 0) {
+                log.info(
+                    "release unconfirmed on {} of {} nodes, their keys expire with the ttl:"
+                        + " resource={} outcomes={}",
+                    unconfirmed,
+                    nodes.size(),
+                    resources,
+                    result.outcomes());
+              }
+            });
+    releasing.add(done);
+    done.whenComplete(
+        (ignored, error) -> {
+          releasing.remove(done);
+          if (majority != null) {
+            majority.complete(null);
           }
         });
-    releasing.add(done);
-    done.whenComplete((ignored, error) -> {
-      releasing.remove(done);
-      if (majority != null) {
-        majority.complete(null);
-      }
-    });
     return done;
   }
 
@@ -435,11 +500,15 @@ public final class LockEngine {
     if (ttl == null) {
       throw new NullPointerException("ttl");
     }
-    TtlRule.Problem problem = TtlRule.check(ttl, config.maxTtl(), config.nodeTimeout(),
-        config.driftFactor());
+    TtlRule.Problem problem =
+        TtlRule.check(ttl, config.maxTtl(), config.nodeTimeout(), config.driftFactor());
     if (problem != null) {
-      throw new IllegalArgumentException("ttl " + Durations.format(ttl) + " is not accepted: it"
-          + " must be " + problem.accepted(config.maxTtl(), config.nodeTimeout()));
+      throw new IllegalArgumentException(
+          "ttl "
+              + Durations.format(ttl)
+              + " is not accepted: it"
+              + " must be "
+              + problem.accepted(config.maxTtl(), config.nodeTimeout()));
     }
     return ttl.toMillis();
   }
@@ -478,7 +547,6 @@ public final class LockEngine {
     return List.copyOf(names);
   }
 
-
   private int prefixBytes() {
     String prefix = config.keyPrefix();
     return prefix.isEmpty() ? 0 : prefix.getBytes(StandardCharsets.UTF_8).length;
@@ -490,7 +558,8 @@ public final class LockEngine {
     }
     if (name.isEmpty()) {
       throw new IllegalArgumentException(
-          "resource name is empty: it must be 1 to " + RedlockConfig.MAX_KEY_BYTES
+          "resource name is empty: it must be 1 to "
+              + RedlockConfig.MAX_KEY_BYTES
               + " bytes in UTF-8, key prefix included");
     }
     // A UTF-8 encoding takes at most 3 bytes per UTF-16 char: short names need no encoding.
@@ -499,9 +568,12 @@ public final class LockEngine {
     }
     int bytes = prefixBytes + name.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > RedlockConfig.MAX_KEY_BYTES) {
-      throw new IllegalArgumentException("resource name of " + bytes
-          + " bytes (key prefix included) is too long: it must be 1 to "
-          + RedlockConfig.MAX_KEY_BYTES + " bytes in UTF-8");
+      throw new IllegalArgumentException(
+          "resource name of "
+              + bytes
+              + " bytes (key prefix included) is too long: it must be 1 to "
+              + RedlockConfig.MAX_KEY_BYTES
+              + " bytes in UTF-8");
     }
   }
 

@@ -58,8 +58,10 @@ final class RestartGuard {
 
   /** How often every node is probed. */
   public static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
+
   /** The sliding baseline of the clock check spans one to two of these. */
   static final long WINDOW_NANOS = 60_000_000_000L;
+
   /** The smallest drift margin in use: a step within it cannot shorten any lease. */
   static final long STEP_TOLERANCE_NANOS = Validity.DRIFT_FLOOR_NANOS;
 
@@ -113,8 +115,14 @@ final class RestartGuard {
    * @param markerKey the fresh marker's key ({@link io.redlock.FreshMarker#key})
    * @param maxTtlKey the max-ttl register's key ({@link io.redlock.FreshMarker#maxTtlKey})
    */
-  public RestartGuard(List<NodeClient> nodes, TimeSource time, boolean holdBackRestarts,
-      long maxTtlMillis, double driftFactor, String markerKey, String maxTtlKey) {
+  public RestartGuard(
+      List<NodeClient> nodes,
+      TimeSource time,
+      boolean holdBackRestarts,
+      long maxTtlMillis,
+      double driftFactor,
+      String markerKey,
+      String maxTtlKey) {
     this.nodes = nodes;
     this.time = time;
     this.holdBackRestarts = holdBackRestarts;
@@ -190,8 +198,9 @@ final class RestartGuard {
     if (!holdBackRestarts) {
       return true;
     }
-    return state == KNOWN && (atOnce.get(index) != AtOnce.NO.ordinal()
-        || time.nanoTime() - startedAt.get(index) >= windowNanos.get());
+    return state == KNOWN
+        && (atOnce.get(index) != AtOnce.NO.ordinal()
+            || time.nanoTime() - startedAt.get(index) >= windowNanos.get());
   }
 
   /**
@@ -240,8 +249,11 @@ final class RestartGuard {
     }
     long up = time.nanoTime() - startedAt.get(index);
     long window = windowNanos.get();
-    return "restart guard: up for " + Durations.formatNanos(up) + " of "
-        + Durations.formatNanos(window) + ", counts in "
+    return "restart guard: up for "
+        + Durations.formatNanos(up)
+        + " of "
+        + Durations.formatNanos(window)
+        + ", counts in "
         + Durations.formatNanos(Math.max(0, window - up));
   }
 
@@ -311,16 +323,21 @@ final class RestartGuard {
     CompletableFuture<NodeInfo> reply = call(() -> node.info(markerKey));
     // The register is raised with the same probe, so that the window is known to be the
     // cluster's before the answer can make the node count.
-    CompletableFuture<Long> raised = holdBackRestarts
-        ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis))
-            .handle((held, error) -> error == null ? held : null)
-        : CompletableFuture.completedFuture(null);
-    reply.thenCombine(raised, (info, held) -> {
-      if (held != null) {
-        widen(held);
-      }
-      return info;
-    }).whenComplete((info, error) -> probed(index, epoch, sent, info, error));
+    CompletableFuture<Long> raised =
+        holdBackRestarts
+            ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis))
+                .handle((held, error) -> error == null ? held : null)
+            : CompletableFuture.completedFuture(null);
+    reply
+        .thenCombine(
+            raised,
+            (info, held) -> {
+              if (held != null) {
+                widen(held);
+              }
+              return info;
+            })
+        .whenComplete((info, error) -> probed(index, epoch, sent, info, error));
   }
 
   private static <T> CompletableFuture<T> call(
@@ -348,9 +365,12 @@ final class RestartGuard {
       windowNanos.accumulateAndGet(window(heldMillis), Math::max);
       if (!widenedLogged) {
         widenedLogged = true;
-        log.warn("a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
-            + " restarted nodes are held back for the longer one; set the same maxTtl on"
-            + " every client", heldMillis, ownMaxTtlMillis);
+        log.warn(
+            "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
+                + " restarted nodes are held back for the longer one; set the same maxTtl on"
+                + " every client",
+            heldMillis,
+            ownMaxTtlMillis);
       }
     }
   }
@@ -363,8 +383,8 @@ final class RestartGuard {
     synchronized (this) {
       probing[index] = false;
       if (error == null && epoch != epochs.get(index)) {
-        log.debug("node={} probe answered across a lost connection: ignored",
-            nodes.get(index).name());
+        log.debug(
+            "node={} probe answered across a lost connection: ignored", nodes.get(index).name());
       } else if (error == null) {
         refusal[index] = null;
         refused = learn(index, sent, received, info);
@@ -402,14 +422,17 @@ final class RestartGuard {
    */
   private void failedProbe(int index, Throwable error) {
     Throwable cause = Futures.unwrap(error);
-    if (cause instanceof ConnectException || cause instanceof TimeoutException
+    if (cause instanceof ConnectException
+        || cause instanceof TimeoutException
         || cause instanceof java.io.IOException) {
       log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
       return;
     }
     String message = String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
     String upper = message.toUpperCase(Locale.ROOT);
-    if (!upper.contains("NOPERM") && !upper.contains("ERR") && !upper.contains("UNKNOWN")
+    if (!upper.contains("NOPERM")
+        && !upper.contains("ERR")
+        && !upper.contains("UNKNOWN")
         && !(cause instanceof UnsupportedOperationException)) {
       log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
       return;
@@ -417,17 +440,22 @@ final class RestartGuard {
     refusal[index] = message;
     if (holdBackRestarts && !refusalLogged[index]) {
       refusalLogged[index] = true;
-      log.warn("node={} refused the restart guard's probe ({}): it does not count while the"
-          + " guard is on; allow INFO and TIME for this user (see docs/production.md)",
-          nodes.get(index).name(), message);
+      log.warn(
+          "node={} refused the restart guard's probe ({}): it does not count while the"
+              + " guard is on; allow INFO and TIME for this user (see docs/production.md)",
+          nodes.get(index).name(),
+          message);
     }
   }
 
   /** Reports a node held back ({@code reason}) or, with none, counted again: outside the monitor. */
   private void reportLater(Events to, int index, String name, String reason) {
     if (to.on()) {
-      time.schedule(reason != null ? () -> to.nodeHeldBack(index, name, reason)
-          : () -> to.nodeCounted(index, name), 0);
+      time.schedule(
+          reason != null
+              ? () -> to.nodeHeldBack(index, name, reason)
+              : () -> to.nodeCounted(index, name),
+          0);
     }
   }
 
@@ -436,24 +464,37 @@ final class RestartGuard {
     String name = nodes.get(index).name();
     if (info.isReplica()) {
       standing.set(index, EXCLUDED);
-      return new RedlockConfigException("node " + name + " is a replica (role:" + info.role()
-          + "); every node must be an independent master, so it is not used");
+      return new RedlockConfigException(
+          "node "
+              + name
+              + " is a replica (role:"
+              + info.role()
+              + "); every node must be an independent master, so it is not used");
     }
     for (int other = 0; other < runIds.length; other++) {
       if (other != index && info.runId().equals(runIds[other])) {
         standing.set(index, EXCLUDED);
-        return new RedlockConfigException("nodes " + nodes.get(other).name() + " and " + name
-            + " are the same server (run_id " + info.runId() + "); every node must be a"
-            + " different, independent master, so the second is not used");
+        return new RedlockConfigException(
+            "nodes "
+                + nodes.get(other).name()
+                + " and "
+                + name
+                + " are the same server (run_id "
+                + info.runId()
+                + "); every node must be a"
+                + " different, independent master, so the second is not used");
       }
     }
     if (info.memory() != null && info.memory().mayEvict() && !evictionLogged[index]) {
       // Not refused: the operator may know the limit is never reached. But it is a safety
       // problem when it is, so it is said once, loudly (redlock doctor fails on it).
       evictionLogged[index] = true;
-      log.warn("node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
-          + " free locks early; use noeviction (or no maxmemory)", name,
-          info.memory().maxmemory(), info.memory().policy());
+      log.warn(
+          "node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
+              + " free locks early; use noeviction (or no maxmemory)",
+          name,
+          info.memory().maxmemory(),
+          info.memory().policy());
     }
     long rtt = received - sent;
     Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
@@ -473,8 +514,11 @@ final class RestartGuard {
       last[index] = null;
       if (runIds[index] != null) {
         heldBackLogged[index] = false;
-        log.warn("node={} restarted (run_id changed); it counts again once up for {}, or at"
-            + " once if it persists every write", name, Durations.formatNanos(windowNanos.get()));
+        log.warn(
+            "node={} restarted (run_id changed); it counts again once up for {}, or at"
+                + " once if it persists every write",
+            name,
+            Durations.formatNanos(windowNanos.get()));
       }
       runIds[index] = info.runId();
     } else {
@@ -507,15 +551,22 @@ final class RestartGuard {
     Reading previous = last[index];
     String flagged = null;
     if (previous != null && ranAhead(previous, now, STEP_TOLERANCE_NANOS)) {
-      flagged = "jumped forward by " + Durations.formatNanos(excess(previous, now))
-          + " in " + Durations.formatNanos(now.local() - previous.local());
+      flagged =
+          "jumped forward by "
+              + Durations.formatNanos(excess(previous, now))
+              + " in "
+              + Durations.formatNanos(now.local() - previous.local());
     } else if (ranAhead(anchor[index], now, 0) || ranAhead(windowStart[index], now, 0)) {
       Reading base = ranAhead(anchor[index], now, 0) ? anchor[index] : windowStart[index];
       long elapsed = now.local() - base.local();
-      flagged = String.format(Locale.ROOT, "ran ahead by %s in %s (%.2f%%, more than"
-          + " driftFactor %.2f%%)", Durations.formatNanos(excess(base, now)),
-          Durations.formatNanos(elapsed), 100.0 * excess(base, now) / elapsed,
-          100.0 * driftFactor);
+      flagged =
+          String.format(
+              Locale.ROOT,
+              "ran ahead by %s in %s (%.2f%%, more than" + " driftFactor %.2f%%)",
+              Durations.formatNanos(excess(base, now)),
+              Durations.formatNanos(elapsed),
+              100.0 * excess(base, now) / elapsed,
+              100.0 * driftFactor);
     }
     if (flagged != null) {
       startedAt.set(index, received);
@@ -525,7 +576,10 @@ final class RestartGuard {
       windowNext[index] = null;
       if (!heldBackLogged[index]) {
         heldBackLogged[index] = true;
-        log.warn("node={} clock {}; held back for {} as if restarted", name, flagged,
+        log.warn(
+            "node={} clock {}; held back for {} as if restarted",
+            name,
+            flagged,
             Durations.formatNanos(windowNanos.get()));
       }
       return;
@@ -544,7 +598,10 @@ final class RestartGuard {
       return false;
     }
     long uncertainty = from.roundTrip() / 2 + to.roundTrip() / 2 + 2;
-    return GuardRules.ranAhead(to.server() - from.server(), localDelta, uncertainty,
+    return GuardRules.ranAhead(
+        to.server() - from.server(),
+        localDelta,
+        uncertainty,
         fixedAllowance + (long) (localDelta * driftFactor));
   }
 

@@ -41,8 +41,7 @@ public final class Round {
     private final Vote[] votes;
     private final String[] details;
 
-    Result(boolean reached, long atNanos, List<NodeClient> nodes, Vote[] votes,
-        String[] details) {
+    Result(boolean reached, long atNanos, List<NodeClient> nodes, Vote[] votes, String[] details) {
       this.reached = reached;
       this.atNanos = atNanos;
       this.nodes = nodes;
@@ -85,8 +84,10 @@ public final class Round {
   private final int quorum;
   private final long timeoutNanos;
   private final TimeSource time;
+
   /** Set once by {@link RoundTimeouts#add}, under its monitor, and read only there. */
   long deadlineNanos;
+
   private final Vote[] votes;
   private final String[] details;
   private final CompletableFuture<Result> decision = new CompletableFuture<>();
@@ -203,8 +204,8 @@ public final class Round {
       detail = "";
     } else {
       Throwable cause = Futures.unwrap(error);
-      vote = cause instanceof HeldBack ? Vote.HELD_BACK
-          : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
+      vote =
+          cause instanceof HeldBack ? Vote.HELD_BACK : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
       detail = describe(cause);
     }
     if (log.isTraceEnabled()) {
@@ -289,7 +290,6 @@ public final class Round {
       settled.complete(done);
     }
   }
-
 
   private static boolean isTimeout(Throwable error) {
     for (Throwable t = error; t != null; t = t.getCause()) {

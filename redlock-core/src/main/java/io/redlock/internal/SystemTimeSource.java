@@ -19,11 +19,14 @@ public final class SystemTimeSource implements TimeSource, AutoCloseable {
   private final ScheduledThreadPoolExecutor timer;
 
   public SystemTimeSource() {
-    timer = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, "redlock-timer");
-      thread.setDaemon(true);
-      return thread;
-    });
+    timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            runnable -> {
+              Thread thread = new Thread(runnable, "redlock-timer");
+              thread.setDaemon(true);
+              return thread;
+            });
     // Lease watchdogs and retries are cancelled before their time (a release, a cancelled
     // acquisition); drop them from the queue at once instead of letting them pile up.
     timer.setRemoveOnCancelPolicy(true);
@@ -39,13 +42,17 @@ public final class SystemTimeSource implements TimeSource, AutoCloseable {
   public Cancellable schedule(Runnable task, long delayNanos) {
     ScheduledFuture<?> future;
     try {
-      future = timer.schedule(() -> {
-        try {
-          task.run();
-        } catch (RuntimeException | Error e) {
-          log.error("timer task failed", e);
-        }
-      }, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+      future =
+          timer.schedule(
+              () -> {
+                try {
+                  task.run();
+                } catch (RuntimeException | Error e) {
+                  log.error("timer task failed", e);
+                }
+              },
+              Math.max(0, delayNanos),
+              TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // Closed: the Redlock that owns this timer closed its node clients first, so every
       // request still being made (a late release) fails at once and needs no timeout. A task
@@ -60,7 +67,7 @@ public final class SystemTimeSource implements TimeSource, AutoCloseable {
       } else {
         log.debug("timer closed, task dropped");
       }
-      return () -> { };
+      return () -> {};
     }
     return () -> future.cancel(false);
   }

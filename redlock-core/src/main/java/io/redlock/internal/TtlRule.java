@@ -27,12 +27,17 @@ public final class TtlRule {
     public String accepted(Duration maxTtl, Duration nodeTimeout) {
       return switch (this) {
         case UNDER_ONE_MILLISECOND -> "at least 1 ms";
-        case OVER_MAX_TTL -> "at most maxTtl (" + Durations.format(maxTtl) + "); use a shorter"
-            + " ttl and extend the lease, or raise maxTtl on every client of the cluster";
-        case NOT_OVER_NODE_TIMEOUT -> "longer than nodeTimeout (" + Durations.format(nodeTimeout)
-            + "), and should be much longer";
-        case NO_VALIDITY -> "long enough to leave validity after the drift margin"
-            + " (ttl × driftFactor + 2 ms)";
+        case OVER_MAX_TTL ->
+            "at most maxTtl ("
+                + Durations.format(maxTtl)
+                + "); use a shorter"
+                + " ttl and extend the lease, or raise maxTtl on every client of the cluster";
+        case NOT_OVER_NODE_TIMEOUT ->
+            "longer than nodeTimeout ("
+                + Durations.format(nodeTimeout)
+                + "), and should be much longer";
+        case NO_VALIDITY ->
+            "long enough to leave validity after the drift margin" + " (ttl × driftFactor + 2 ms)";
       };
     }
   }
@@ -43,8 +48,8 @@ public final class TtlRule {
    * The first problem with {@code ttl}, or {@code null} if it is accepted. The other settings
    * must already be valid (a positive node timeout, a drift factor in [0, 0.5)).
    */
-  public static Problem check(Duration ttl, Duration maxTtl, Duration nodeTimeout,
-      double driftFactor) {
+  public static Problem check(
+      Duration ttl, Duration maxTtl, Duration nodeTimeout, double driftFactor) {
     if (ttl.compareTo(Duration.ofMillis(1)) < 0) {
       return Problem.UNDER_ONE_MILLISECOND;
     }

@@ -103,8 +103,8 @@ public interface NodeClient extends AutoCloseable {
    *     {@code "holds 3 keys under the prefix, e.g. orders:42"}); fails when the node
    *     refused the check or the write (the caller names it)
    */
-  default CompletionStage<String> writeMarker(String markerKey, String markerValue,
-      String keyPrefix, boolean force) {
+  default CompletionStage<String> writeMarker(
+      String markerKey, String markerValue, String keyPrefix, boolean force) {
     return java.util.concurrent.CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot write a marker"));
   }

@@ -24,8 +24,14 @@ import java.util.Objects;
  * @param memory the node's memory limit and eviction policy, or {@code null} if unknown
  * @since 0.1.0
  */
-public record NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros,
-    String marker, Persistence persistence, Memory memory) {
+public record NodeInfo(
+    String runId,
+    String role,
+    long uptimeSeconds,
+    long serverTimeMicros,
+    String marker,
+    Persistence persistence,
+    Memory memory) {
 
   public NodeInfo {
     Objects.requireNonNull(runId, "runId");
@@ -71,8 +77,8 @@ public record NodeInfo(String runId, String role, long uptimeSeconds, long serve
    *     {@code aof_rewrite_scheduled:1}): switching AOF on at run time always rewrites
    * @param lastWriteOk {@code aof_last_write_status:ok}
    */
-  public record Persistence(boolean aofEnabled, String appendfsync, boolean rewrittenSinceStart,
-      boolean lastWriteOk) {
+  public record Persistence(
+      boolean aofEnabled, String appendfsync, boolean rewrittenSinceStart, boolean lastWriteOk) {
     public Persistence {
       Objects.requireNonNull(appendfsync, "appendfsync");
     }

@@ -20,8 +20,8 @@ import java.util.Objects;
  * @param connectTimeout how long a connection attempt, handshake included, may take
  * @since 0.1.0
  */
-public record NodeSettings(String uri, String username, String password, Duration nodeTimeout,
-    Duration connectTimeout) {
+public record NodeSettings(
+    String uri, String username, String password, Duration nodeTimeout, Duration connectTimeout) {
 
   /**
    * Checks the values.
@@ -39,8 +39,8 @@ public record NodeSettings(String uri, String username, String password, Duratio
    * timeouts.
    */
   public static NodeSettings of(String uri, RedlockConfig config) {
-    return new NodeSettings(uri, config.username(), config.password(), config.nodeTimeout(),
-        config.connectTimeout());
+    return new NodeSettings(
+        uri, config.username(), config.password(), config.nodeTimeout(), config.connectTimeout());
   }
 
   /**
@@ -52,10 +52,16 @@ public record NodeSettings(String uri, String username, String password, Duratio
 
   @Override
   public String toString() {
-    return "NodeSettings{uri=" + NodeUris.redact(uri)
-        + ", username=" + username
-        + ", password=" + (password == null ? "none" : "****")
-        + ", nodeTimeout=" + Durations.format(nodeTimeout)
-        + ", connectTimeout=" + Durations.format(connectTimeout) + "}";
+    return "NodeSettings{uri="
+        + NodeUris.redact(uri)
+        + ", username="
+        + username
+        + ", password="
+        + (password == null ? "none" : "****")
+        + ", nodeTimeout="
+        + Durations.format(nodeTimeout)
+        + ", connectTimeout="
+        + Durations.format(connectTimeout)
+        + "}";
   }
 }

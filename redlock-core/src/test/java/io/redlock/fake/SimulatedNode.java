@@ -67,12 +67,20 @@ public final class SimulatedNode implements NodeClient {
 
   @Override
   public CompletionStage<io.redlock.spi.NodeInfo> info(String markerKey) {
-    return info().thenApply(info -> {
-      synchronized (this) {
-        return new io.redlock.spi.NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
-            info.serverTimeMicros(), keyspace.valueOf(markerKey), persistence, null);
-      }
-    });
+    return info()
+        .thenApply(
+            info -> {
+              synchronized (this) {
+                return new io.redlock.spi.NodeInfo(
+                    info.runId(),
+                    info.role(),
+                    info.uptimeSeconds(),
+                    info.serverTimeMicros(),
+                    keyspace.valueOf(markerKey),
+                    persistence,
+                    null);
+              }
+            });
   }
 
   @Override
@@ -81,25 +89,28 @@ public final class SimulatedNode implements NodeClient {
   }
 
   @Override
-  public CompletionStage<String> writeMarker(String markerKey, String markerValue,
-      String keyPrefix, boolean force) {
-    return submitText(() -> {
-      String found = force ? "" : lockKeys(markerKey, keyPrefix);
-      if (found.isEmpty()) {
-        keyspace.putPersistent(markerKey, markerValue);
-      }
-      return found;
-    });
+  public CompletionStage<String> writeMarker(
+      String markerKey, String markerValue, String keyPrefix, boolean force) {
+    return submitText(
+        () -> {
+          String found = force ? "" : lockKeys(markerKey, keyPrefix);
+          if (found.isEmpty()) {
+            keyspace.putPersistent(markerKey, markerValue);
+          }
+          return found;
+        });
   }
 
   @Override
   public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
     long[] held = new long[1];
-    return submit(() -> {
-      maxTtlRegister = Math.max(maxTtlRegister, maxTtlMillis);
-      held[0] = maxTtlRegister;
-      return true;
-    }).thenApply(ok -> held[0]);
+    return submit(
+            () -> {
+              maxTtlRegister = Math.max(maxTtlRegister, maxTtlMillis);
+              held[0] = maxTtlRegister;
+              return true;
+            })
+        .thenApply(ok -> held[0]);
   }
 
   /**
@@ -123,10 +134,12 @@ public final class SimulatedNode implements NodeClient {
 
   private CompletionStage<String> submitText(Supplier<String> operation) {
     String[] answer = new String[1];
-    return submit(() -> {
-      answer[0] = operation.get();
-      return true;
-    }).thenApply(ok -> answer[0]);
+    return submit(
+            () -> {
+              answer[0] = operation.get();
+              return true;
+            })
+        .thenApply(ok -> answer[0]);
   }
 
   @Override
@@ -330,39 +343,47 @@ public final class SimulatedNode implements NodeClient {
 
   private CompletionStage<io.redlock.spi.NodeInfo> submitInfo() {
     CompletableFuture<io.redlock.spi.NodeInfo> reply = new CompletableFuture<>();
-    submit(() -> {
-      synchronized (this) {
-        if (refusal != null) {
-          reply.completeExceptionally(new IllegalStateException(refusal));
-          return true;
-        }
-        long since = uptimeClaimFrom != null ? uptimeClaimFrom : startedAt;
-        long up = (time.nanoTime() - since) / 1_000_000_000L;
-        reply.complete(new io.redlock.spi.NodeInfo(runId, role, up,
-            java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(nodeNow())));
-      }
-      return true;
-    }).whenComplete((ok, error) -> {
-      if (error != null) {
-        reply.completeExceptionally(error);
-      }
-    });
+    submit(
+            () -> {
+              synchronized (this) {
+                if (refusal != null) {
+                  reply.completeExceptionally(new IllegalStateException(refusal));
+                  return true;
+                }
+                long since = uptimeClaimFrom != null ? uptimeClaimFrom : startedAt;
+                long up = (time.nanoTime() - since) / 1_000_000_000L;
+                reply.complete(
+                    new io.redlock.spi.NodeInfo(
+                        runId,
+                        role,
+                        up,
+                        java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(nodeNow())));
+              }
+              return true;
+            })
+        .whenComplete(
+            (ok, error) -> {
+              if (error != null) {
+                reply.completeExceptionally(error);
+              }
+            });
     return reply;
   }
 
   private CompletionStage<Boolean> submit(Supplier<Boolean> operation) {
     CompletableFuture<Boolean> reply = new CompletableFuture<>();
-    Runnable execute = () -> {
-      Boolean answer;
-      synchronized (this) {
-        if (crashed) {
-          reply.completeExceptionally(new ConnectException(name + ": connection refused"));
-          return;
-        }
-        answer = operation.get();
-      }
-      reply.complete(answer);
-    };
+    Runnable execute =
+        () -> {
+          Boolean answer;
+          synchronized (this) {
+            if (crashed) {
+              reply.completeExceptionally(new ConnectException(name + ": connection refused"));
+              return;
+            }
+            answer = operation.get();
+          }
+          reply.complete(answer);
+        };
     long delay;
     synchronized (this) {
       if (closed) {
@@ -380,18 +401,20 @@ public final class SimulatedNode implements NodeClient {
     if (delay == 0) {
       execute.run();
     } else {
-      time.schedule(() -> {
-        boolean hold;
-        synchronized (this) {
-          hold = paused;
-          if (hold) {
-            held.add(execute);
-          }
-        }
-        if (!hold) {
-          execute.run();
-        }
-      }, delay);
+      time.schedule(
+          () -> {
+            boolean hold;
+            synchronized (this) {
+              hold = paused;
+              if (hold) {
+                held.add(execute);
+              }
+            }
+            if (!hold) {
+              execute.run();
+            }
+          },
+          delay);
     }
     return reply;
   }

@@ -15,9 +15,11 @@ class AttemptVerdictTest {
       for (long left = -3; left <= 3; left++) {
         long validUntil = origin + left;
         String as = "origin=" + origin + " left=" + left;
-        assertThat(AttemptVerdict.outcome(false, validUntil, origin)).as(as)
+        assertThat(AttemptVerdict.outcome(false, validUntil, origin))
+            .as(as)
             .isEqualTo(Outcome.NO_MAJORITY);
-        assertThat(AttemptVerdict.outcome(true, validUntil, origin)).as(as)
+        assertThat(AttemptVerdict.outcome(true, validUntil, origin))
+            .as(as)
             .isEqualTo(left > 0 ? Outcome.ACQUIRED : Outcome.TOO_LATE);
       }
     }
@@ -29,13 +31,14 @@ class AttemptVerdictTest {
       for (int attempts = 1; attempts <= 6; attempts++) {
         for (long elapsed = 0; elapsed <= 4; elapsed++) {
           long maxWait = 2;
-          String as = "retryCount=" + retryCount + " attempts=" + attempts + " elapsed="
-              + elapsed;
+          String as = "retryCount=" + retryCount + " attempts=" + attempts + " elapsed=" + elapsed;
           boolean expected = attempts <= retryCount && elapsed <= maxWait;
           assertThat(AttemptVerdict.mayRetry(true, attempts, retryCount, elapsed, maxWait))
-              .as(as).isEqualTo(expected);
+              .as(as)
+              .isEqualTo(expected);
           assertThat(AttemptVerdict.mayRetry(false, attempts, retryCount, elapsed, maxWait))
-              .as("no retries asked: " + as).isFalse();
+              .as("no retries asked: " + as)
+              .isFalse();
         }
       }
     }

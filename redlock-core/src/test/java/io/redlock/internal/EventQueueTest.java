@@ -18,19 +18,21 @@ class EventQueueTest {
     CountDownLatch unblock = new CountDownLatch(1);
     CountDownLatch allDelivered = new CountDownLatch(3);
     try (EventQueue queue = new EventQueue(2)) {
-      queue.execute(() -> { // the listener blocks on its first event
-        running.countDown();
-        await(unblock);
-        delivered.add(0);
-        allDelivered.countDown();
-      });
+      queue.execute(
+          () -> { // the listener blocks on its first event
+            running.countDown();
+            await(unblock);
+            delivered.add(0);
+            allDelivered.countDown();
+          });
       assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
       for (int i = 1; i <= 5; i++) { // two fit in the queue; three are dropped, at once
         int n = i;
-        queue.execute(() -> {
-          delivered.add(n);
-          allDelivered.countDown();
-        });
+        queue.execute(
+            () -> {
+              delivered.add(n);
+              allDelivered.countDown();
+            });
       }
       assertThat(queue.dropped()).isEqualTo(3);
 

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 class ExtensionVerdictTest {
   /** Clock origins, one of them where {@code nanoTime} values wrap around. */
   private static final long[] ORIGINS = {0L, 1_000_000_000L, Long.MAX_VALUE - 5, -3};
+
   /** Instants relative to the origin: before, at and after each deadline. */
   private static final long[] OFFSETS = {-2, -1, 0, 1, 2, 3};
 
@@ -23,8 +24,17 @@ class ExtensionVerdictTest {
             for (long d : OFFSETS) {
               for (long nd : OFFSETS) {
                 for (long now : OFFSETS) {
-                  check(n, q, granted >= q, notHeld, origin + d, origin + nd, origin + now,
-                      d, nd, now);
+                  check(
+                      n,
+                      q,
+                      granted >= q,
+                      notHeld,
+                      origin + d,
+                      origin + nd,
+                      origin + now,
+                      d,
+                      nd,
+                      now);
                   checked++;
                 }
               }
@@ -36,12 +46,22 @@ class ExtensionVerdictTest {
     assertThat(checked).isGreaterThan(100_000);
   }
 
-  private static void check(int n, int q, boolean reached, int notHeld, long deadline,
-      long newDeadline, long now, long d, long nd, long t) {
-    ExtensionVerdict v = ExtensionVerdict.decide(n, q, reached, notHeld, deadline, newDeadline,
-        now);
-    String as = String.format("n=%d reached=%b notHeld=%d deadline=%d new=%d now=%d", n,
-        reached, notHeld, d, nd, t);
+  private static void check(
+      int n,
+      int q,
+      boolean reached,
+      int notHeld,
+      long deadline,
+      long newDeadline,
+      long now,
+      long d,
+      long nd,
+      long t) {
+    ExtensionVerdict v =
+        ExtensionVerdict.decide(n, q, reached, notHeld, deadline, newDeadline, now);
+    String as =
+        String.format(
+            "n=%d reached=%b notHeld=%d deadline=%d new=%d now=%d", n, reached, notHeld, d, nd, t);
     Kind expected;
     long expectedDeadline = deadline;
     if (t >= d) {

@@ -22,8 +22,7 @@ class GuardRulesTest {
         .isEqualTo(AtOnce.MARKER);
     assertThat(GuardRules.countsAtOnce(node(FreshMarker.value("run-1"), null), false))
         .isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node("something else", null), false))
-        .isEqualTo(AtOnce.NO);
+    assertThat(GuardRules.countsAtOnce(node("something else", null), false)).isEqualTo(AtOnce.NO);
     assertThat(GuardRules.countsAtOnce(node(null, null), false)).isEqualTo(AtOnce.NO);
   }
 
@@ -38,21 +37,33 @@ class GuardRulesTest {
     String earlier = FreshMarker.value("run-1");
     assertThat(GuardRules.countsAtOnce(node(earlier, AOF_ALWAYS), false))
         .isEqualTo(AtOnce.PERSISTENCE);
-    assertThat(GuardRules.countsAtOnce(node(earlier,
-        new Persistence(true, "ALWAYS", false, true)), false)).isEqualTo(AtOnce.PERSISTENCE);
+    assertThat(
+            GuardRules.countsAtOnce(
+                node(earlier, new Persistence(true, "ALWAYS", false, true)), false))
+        .isEqualTo(AtOnce.PERSISTENCE);
     assertThat(GuardRules.countsAtOnce(node(null, AOF_ALWAYS), false))
-        .as("no proof that data was loaded").isEqualTo(AtOnce.NO);
+        .as("no proof that data was loaded")
+        .isEqualTo(AtOnce.NO);
     assertThat(GuardRules.countsAtOnce(node(earlier, null), false))
-        .as("persistence unknown").isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node(earlier,
-        new Persistence(false, "always", false, true)), false)).isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node(earlier,
-        new Persistence(true, "everysec", false, true)), false)).isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node(earlier,
-        new Persistence(true, "always", true, true)), false))
-        .as("rewritten: AOF may have been switched on at run time").isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node(earlier,
-        new Persistence(true, "always", false, false)), false)).isEqualTo(AtOnce.NO);
+        .as("persistence unknown")
+        .isEqualTo(AtOnce.NO);
+    assertThat(
+            GuardRules.countsAtOnce(
+                node(earlier, new Persistence(false, "always", false, true)), false))
+        .isEqualTo(AtOnce.NO);
+    assertThat(
+            GuardRules.countsAtOnce(
+                node(earlier, new Persistence(true, "everysec", false, true)), false))
+        .isEqualTo(AtOnce.NO);
+    assertThat(
+            GuardRules.countsAtOnce(
+                node(earlier, new Persistence(true, "always", true, true)), false))
+        .as("rewritten: AOF may have been switched on at run time")
+        .isEqualTo(AtOnce.NO);
+    assertThat(
+            GuardRules.countsAtOnce(
+                node(earlier, new Persistence(true, "always", false, false)), false))
+        .isEqualTo(AtOnce.NO);
   }
 
   @Test
@@ -73,8 +84,16 @@ class GuardRulesTest {
     assertThat(new NodeInfo.Memory(0, "allkeys-lru").mayEvict()).isFalse();
     assertThat(new NodeInfo.Memory(1_000_000, "noeviction").mayEvict()).isFalse();
     assertThat(new NodeInfo.Memory(1_000_000, "NOEVICTION").mayEvict()).isFalse();
-    for (String policy : new String[] {"allkeys-lru", "volatile-lru", "allkeys-lfu",
-        "volatile-lfu", "allkeys-random", "volatile-random", "volatile-ttl"}) {
+    for (String policy :
+        new String[] {
+          "allkeys-lru",
+          "volatile-lru",
+          "allkeys-lfu",
+          "volatile-lfu",
+          "allkeys-random",
+          "volatile-random",
+          "volatile-ttl"
+        }) {
       assertThat(new NodeInfo.Memory(1_000_000, policy).mayEvict()).as(policy).isTrue();
     }
   }

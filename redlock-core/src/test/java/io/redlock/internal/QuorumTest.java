@@ -37,8 +37,7 @@ class QuorumTest {
           if (mustSucceed) {
             assertThat(d).as("n=%d g=%d f=%d", n, granted, failed).isEqualTo(Decision.REACHED);
           } else if (!canSucceed) {
-            assertThat(d).as("n=%d g=%d f=%d", n, granted, failed)
-                .isEqualTo(Decision.UNREACHABLE);
+            assertThat(d).as("n=%d g=%d f=%d", n, granted, failed).isEqualTo(Decision.UNREACHABLE);
           } else {
             assertThat(d).as("n=%d g=%d f=%d", n, granted, failed).isEqualTo(Decision.PENDING);
           }

@@ -18,8 +18,9 @@ class RoundTimeoutsTest {
   private static final CompletableFuture<Boolean> GRANTED = CompletableFuture.completedFuture(true);
 
   private final FakeTime time = new FakeTime();
-  private final List<NodeClient> nodes = List.of(new SimulatedNode("a", time),
-      new SimulatedNode("b", time), new SimulatedNode("c", time));
+  private final List<NodeClient> nodes =
+      List.of(
+          new SimulatedNode("a", time), new SimulatedNode("b", time), new SimulatedNode("c", time));
   private final RoundTimeouts timeouts = new RoundTimeouts(time, TIMEOUT);
 
   @Test
@@ -42,8 +43,7 @@ class RoundTimeoutsTest {
     // Without pruning on start, it would stay until its timer fired (the clock stands still).
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (settled.get() != null) {
-      assertThat(System.nanoTime() - deadline).as("the settled round to be collected")
-          .isNegative();
+      assertThat(System.nanoTime() - deadline).as("the settled round to be collected").isNegative();
       System.gc();
       Thread.sleep(10);
     }

@@ -1,7 +1,7 @@
 package io.redlock.randomized;
 
-import io.redlock.internal.TimeSource;
 import io.redlock.fake.FakeTime;
+import io.redlock.internal.TimeSource;
 
 /**
  * A client's own monotonic clock and timer over the simulation's true time: it runs at
@@ -32,11 +32,16 @@ final class DriftingClock implements TimeSource {
   public Cancellable schedule(Runnable task, long delayNanos) {
     long trueDelay = (long) Math.ceil(Math.max(0, delayNanos) / rate);
     boolean[] cancelled = new boolean[1];
-    Cancellable timer = truth.schedule(() -> process.run(() -> {
-      if (!cancelled[0]) {
-        task.run();
-      }
-    }), trueDelay);
+    Cancellable timer =
+        truth.schedule(
+            () ->
+                process.run(
+                    () -> {
+                      if (!cancelled[0]) {
+                        task.run();
+                      }
+                    }),
+            trueDelay);
     return () -> {
       cancelled[0] = true;
       timer.cancel();

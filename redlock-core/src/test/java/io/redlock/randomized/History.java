@@ -36,8 +36,13 @@ final class History {
 
     @Override
     public String toString() {
-      return String.format("lease#%d client%d %s valid [%.3fms, %.3fms)%s commits=%s", number,
-          client, resources, granted / 1e6, validEnd / 1e6,
+      return String.format(
+          "lease#%d client%d %s valid [%.3fms, %.3fms)%s commits=%s",
+          number,
+          client,
+          resources,
+          granted / 1e6,
+          validEnd / 1e6,
           released == Long.MAX_VALUE ? "" : String.format(" released at %.3fms", released / 1e6),
           commits.stream().map(c -> String.format("%.3fms", c / 1e6)).toList());
     }
@@ -60,8 +65,8 @@ final class History {
   }
 
   LeaseRecord granted(int client, List<String> resources, long trueNow, long trueValidEnd) {
-    LeaseRecord lease = new LeaseRecord(leases.size(), client, resources, since(trueNow),
-        since(trueValidEnd));
+    LeaseRecord lease =
+        new LeaseRecord(leases.size(), client, resources, since(trueNow), since(trueValidEnd));
     leases.add(lease);
     return lease;
   }

@@ -17,12 +17,20 @@ final class Network {
   private final double slowChance;
   private final long slowMaxNanos;
   private final double lossChance;
+
   /** How long a transport waits for a lost message before failing it with a timeout. */
   final long transportTimeoutNanos;
+
   boolean immediate;
 
-  Network(Random random, long baseNanos, long jitterNanos, double slowChance, long slowMaxNanos,
-      double lossChance, long transportTimeoutNanos) {
+  Network(
+      Random random,
+      long baseNanos,
+      long jitterNanos,
+      double slowChance,
+      long slowMaxNanos,
+      double lossChance,
+      long transportTimeoutNanos) {
     this.random = random;
     this.baseNanos = baseNanos;
     this.jitterNanos = jitterNanos;
@@ -52,7 +60,15 @@ final class Network {
 
   @Override
   public String toString() {
-    return "delay=" + baseNanos / 1_000 + "us+U(0," + jitterNanos / 1_000 + "us) slow="
-        + slowChance + "xU(0," + slowMaxNanos / 1_000_000 + "ms) loss=" + lossChance;
+    return "delay="
+        + baseNanos / 1_000
+        + "us+U(0,"
+        + jitterNanos / 1_000
+        + "us) slow="
+        + slowChance
+        + "xU(0,"
+        + slowMaxNanos / 1_000_000
+        + "ms) loss="
+        + lossChance;
   }
 }

@@ -18,8 +18,12 @@ final class OverlapChecker {
   record Violation(String resource, LeaseRecord first, LeaseRecord second) {
     @Override
     public String toString() {
-      return "resource '" + resource + "' held by two leases at once (true time):\n    "
-          + first + "\n    " + second;
+      return "resource '"
+          + resource
+          + "' held by two leases at once (true time):\n    "
+          + first
+          + "\n    "
+          + second;
     }
   }
 

@@ -10,9 +10,14 @@ import org.slf4j.LoggerFactory;
  * slf4j-simple binding of the tests, also when another test created the loggers first.
  */
 final class QuietLogs {
-  private static final String[] LOGGED = {"io.redlock.Redlock", "io.redlock.internal.LockEngine",
-      "io.redlock.internal.Acquisition", "io.redlock.internal.Round",
-      "io.redlock.internal.HeldLease", "io.redlock.internal.RestartGuard"};
+  private static final String[] LOGGED = {
+    "io.redlock.Redlock",
+    "io.redlock.internal.LockEngine",
+    "io.redlock.internal.Acquisition",
+    "io.redlock.internal.Round",
+    "io.redlock.internal.HeldLease",
+    "io.redlock.internal.RestartGuard"
+  };
   private static volatile boolean applied;
 
   private QuietLogs() {}

@@ -9,7 +9,8 @@ import java.time.Duration;
 /** The node contract, run against the simulation's node over a connection (clock 0.5% fast). */
 class RandomizedNodeContractTest extends KeyspaceContract {
   private final FakeTime truth = new FakeTime();
-  private final SimNodeStore node = new SimNodeStore("sim", truth, 1.005, 1_700_000_000_000_000_000L);
+  private final SimNodeStore node =
+      new SimNodeStore("sim", truth, 1.005, 1_700_000_000_000_000_000L);
   private final SimConnection connection =
       new SimConnection(node, truth, new ClientProcess(), Network.inline());
 

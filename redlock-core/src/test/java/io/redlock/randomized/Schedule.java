@@ -8,32 +8,50 @@ import java.util.Random;
  * The parameters of one simulated run, all drawn from its seed: how many clients and nodes,
  * their clock rates, the workload, the network, and the faults with their true-time instants.
  */
-record Schedule(SimulationMode mode, long seed, int resources, List<ClientSpec> clients,
-    List<NodeSpec> nodes, NetworkSpec network, List<Fault> faults, List<Pause> pauses) {
+record Schedule(
+    SimulationMode mode,
+    long seed,
+    int resources,
+    List<ClientSpec> clients,
+    List<NodeSpec> nodes,
+    NetworkSpec network,
+    List<Fault> faults,
+    List<Pause> pauses) {
 
   /** The lease ttl every client asks for. */
   static final long TTL_MILLIS = 1_000;
+
   /** Drift bound per clock in {@link SimulationMode#SAFE}: half the declared drift factor. */
   static final double RHO_BOUND = 0.005;
 
   static final long MS = 1_000_000L;
 
   /** A client: clock rate and origin, operations, and work and think times (its own clock). */
-  record ClientSpec(double rate, long clockOffset, int operations, long startDelayNanos,
-      long workMinNanos, long workMaxNanos, long thinkMaxNanos) {}
+  record ClientSpec(
+      double rate,
+      long clockOffset,
+      int operations,
+      long startDelayNanos,
+      long workMinNanos,
+      long workMaxNanos,
+      long thinkMaxNanos) {}
 
   /** A node: clock rate and wall-clock origin. */
   record NodeSpec(double rate, long clockOffset) {}
 
-  record NetworkSpec(long baseNanos, long jitterNanos, double slowChance, long slowMaxNanos,
-      double lossChance) {
+  record NetworkSpec(
+      long baseNanos, long jitterNanos, double slowChance, long slowMaxNanos, double lossChance) {
     Network build(Random random) {
-      return new Network(random, baseNanos, jitterNanos, slowChance, slowMaxNanos, lossChance,
-          200 * MS);
+      return new Network(
+          random, baseNanos, jitterNanos, slowChance, slowMaxNanos, lossChance, 200 * MS);
     }
   }
 
-  enum FaultKind { CRASH_THEN_RECOVER_WITH_KEYS, CRASH_THEN_RECOVER_EMPTY, RESTART_EMPTY }
+  enum FaultKind {
+    CRASH_THEN_RECOVER_WITH_KEYS,
+    CRASH_THEN_RECOVER_EMPTY,
+    RESTART_EMPTY
+  }
 
   /** A node fault at true time {@code atNanos}; a crash lasts {@code downNanos}. */
   record Fault(int node, FaultKind kind, long atNanos, long downNanos) {}
@@ -49,20 +67,29 @@ record Schedule(SimulationMode mode, long seed, int resources, List<ClientSpec> 
 
     List<NodeSpec> nodes = new ArrayList<>();
     for (int i = 0; i < nodeCount; i++) {
-      double rho = mode == SimulationMode.DRIFT_BEYOND_BOUND ? 0 : uniform(random, -RHO_BOUND, RHO_BOUND);
-      nodes.add(new NodeSpec(1 + rho, 1_600_000_000_000_000_000L + random.nextInt(1 << 30) * 1_000_000L));
+      double rho =
+          mode == SimulationMode.DRIFT_BEYOND_BOUND ? 0 : uniform(random, -RHO_BOUND, RHO_BOUND);
+      nodes.add(
+          new NodeSpec(1 + rho, 1_600_000_000_000_000_000L + random.nextInt(1 << 30) * 1_000_000L));
     }
 
     List<ClientSpec> clients = new ArrayList<>();
     for (int i = 0; i < clientCount; i++) {
-      double rho = switch (mode) {
-        case DRIFT_BEYOND_BOUND -> -0.2;
-        default -> uniform(random, -RHO_BOUND, RHO_BOUND);
-      };
+      double rho =
+          switch (mode) {
+            case DRIFT_BEYOND_BOUND -> -0.2;
+            default -> uniform(random, -RHO_BOUND, RHO_BOUND);
+          };
       boolean safe = mode == SimulationMode.SAFE;
-      clients.add(new ClientSpec(1 + rho, random.nextLong(), 1 + random.nextInt(3),
-          (long) (random.nextDouble() * 300 * MS),
-          safe ? 0 : ttl / 2, safe ? ttl * 11 / 10 : ttl, safe ? 200 * MS : 50 * MS));
+      clients.add(
+          new ClientSpec(
+              1 + rho,
+              random.nextLong(),
+              1 + random.nextInt(3),
+              (long) (random.nextDouble() * 300 * MS),
+              safe ? 0 : ttl / 2,
+              safe ? ttl * 11 / 10 : ttl,
+              safe ? 200 * MS : 50 * MS));
     }
 
     NetworkSpec network;
@@ -70,27 +97,39 @@ record Schedule(SimulationMode mode, long seed, int resources, List<ClientSpec> 
     List<Pause> pauses = new ArrayList<>();
     switch (mode) {
       case SAFE -> {
-        network = new NetworkSpec((long) uniform(random, 0.1 * MS, 2 * MS),
-            (long) (random.nextDouble() * 10 * MS),
-            random.nextBoolean() ? 0 : 0.02, 100 * MS,
-            random.nextBoolean() ? 0 : random.nextDouble() * 0.03);
+        network =
+            new NetworkSpec(
+                (long) uniform(random, 0.1 * MS, 2 * MS),
+                (long) (random.nextDouble() * 10 * MS),
+                random.nextBoolean() ? 0 : 0.02,
+                100 * MS,
+                random.nextBoolean() ? 0 : random.nextDouble() * 0.03);
         int faultCount = random.nextInt(4);
         FaultKind[] kinds = FaultKind.values();
         for (int i = 0; i < faultCount; i++) {
-          faults.add(new Fault(random.nextInt(nodeCount), kinds[random.nextInt(kinds.length)],
-              (long) (random.nextDouble() * 3_000 * MS),
-              (long) uniform(random, 10 * MS, 1_500 * MS)));
+          faults.add(
+              new Fault(
+                  random.nextInt(nodeCount),
+                  kinds[random.nextInt(kinds.length)],
+                  (long) (random.nextDouble() * 3_000 * MS),
+                  (long) uniform(random, 10 * MS, 1_500 * MS)));
         }
         int pauseCount = random.nextInt(3);
         for (int i = 0; i < pauseCount; i++) {
-          pauses.add(new Pause(random.nextInt(clientCount),
-              (long) (random.nextDouble() * 3_000 * MS),
-              (long) uniform(random, 10 * MS, 1_500 * MS)));
+          pauses.add(
+              new Pause(
+                  random.nextInt(clientCount),
+                  (long) (random.nextDouble() * 3_000 * MS),
+                  (long) uniform(random, 10 * MS, 1_500 * MS)));
         }
       }
       case DRIFT_BEYOND_BOUND -> network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
-      case RESTARTS_GUARD_OFF, RESTARTS_GUARD_ON, FRESH_MARKER_RESTARTS,
-          INIT_FORCED_ON_A_USED_CLUSTER, AOF_RESTARTS, AOF_LOST_DIRECTORY -> {
+      case RESTARTS_GUARD_OFF,
+          RESTARTS_GUARD_ON,
+          FRESH_MARKER_RESTARTS,
+          INIT_FORCED_ON_A_USED_CLUSTER,
+          AOF_RESTARTS,
+          AOF_LOST_DIRECTORY -> {
         network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
         // A majority of nodes restart empty at once, while leases are likely held.
         long at = (long) uniform(random, 300 * MS, 1_500 * MS);
@@ -99,17 +138,26 @@ record Schedule(SimulationMode mode, long seed, int resources, List<ClientSpec> 
           order.add(i);
         }
         java.util.Collections.shuffle(order, random);
-        FaultKind kind = mode == SimulationMode.AOF_RESTARTS
-            ? FaultKind.CRASH_THEN_RECOVER_WITH_KEYS : FaultKind.RESTART_EMPTY;
+        FaultKind kind =
+            mode == SimulationMode.AOF_RESTARTS
+                ? FaultKind.CRASH_THEN_RECOVER_WITH_KEYS
+                : FaultKind.RESTART_EMPTY;
         for (int i = 0; i < nodeCount / 2 + 1; i++) {
-          faults.add(new Fault(order.get(i), kind, at, kind == FaultKind.RESTART_EMPTY ? 0
-              : 20 * MS));
+          faults.add(
+              new Fault(order.get(i), kind, at, kind == FaultKind.RESTART_EMPTY ? 0 : 20 * MS));
         }
       }
       default -> throw new IllegalStateException(mode.toString());
     }
-    return new Schedule(mode, seed, resources, List.copyOf(clients), List.copyOf(nodes),
-        network, List.copyOf(faults), List.copyOf(pauses));
+    return new Schedule(
+        mode,
+        seed,
+        resources,
+        List.copyOf(clients),
+        List.copyOf(nodes),
+        network,
+        List.copyOf(faults),
+        List.copyOf(pauses));
   }
 
   private static double uniform(Random random, double from, double to) {
@@ -119,26 +167,47 @@ record Schedule(SimulationMode mode, long seed, int resources, List<ClientSpec> 
   /** A short, readable account of the parameters, for failure messages. */
   String describe() {
     StringBuilder text = new StringBuilder();
-    text.append("mode=").append(mode).append(" seed=").append(seed)
-        .append(" clients=").append(clients.size()).append(" nodes=").append(nodes.size())
-        .append(" resources=").append(resources).append(" ttl=").append(TTL_MILLIS).append("ms")
-        .append("\n  network: ").append(network);
+    text.append("mode=")
+        .append(mode)
+        .append(" seed=")
+        .append(seed)
+        .append(" clients=")
+        .append(clients.size())
+        .append(" nodes=")
+        .append(nodes.size())
+        .append(" resources=")
+        .append(resources)
+        .append(" ttl=")
+        .append(TTL_MILLIS)
+        .append("ms")
+        .append("\n  network: ")
+        .append(network);
     for (int i = 0; i < clients.size(); i++) {
       ClientSpec c = clients.get(i);
-      text.append(String.format("%n  client%d: rate=%.5f ops=%d start=%.1fms work=%.0f..%.0fms",
-          i, c.rate(), c.operations(), c.startDelayNanos() / 1e6, c.workMinNanos() / 1e6,
-          c.workMaxNanos() / 1e6));
+      text.append(
+          String.format(
+              "%n  client%d: rate=%.5f ops=%d start=%.1fms work=%.0f..%.0fms",
+              i,
+              c.rate(),
+              c.operations(),
+              c.startDelayNanos() / 1e6,
+              c.workMinNanos() / 1e6,
+              c.workMaxNanos() / 1e6));
     }
     for (int i = 0; i < nodes.size(); i++) {
       text.append(String.format("%n  node%d: rate=%.5f", i, nodes.get(i).rate()));
     }
     for (Fault f : faults) {
-      text.append(String.format("%n  fault: node%d %s at %.1fms down %.1fms", f.node(), f.kind(),
-          f.atNanos() / 1e6, f.downNanos() / 1e6));
+      text.append(
+          String.format(
+              "%n  fault: node%d %s at %.1fms down %.1fms",
+              f.node(), f.kind(), f.atNanos() / 1e6, f.downNanos() / 1e6));
     }
     for (Pause p : pauses) {
-      text.append(String.format("%n  pause: client%d at %.1fms for %.1fms", p.client(),
-          p.atNanos() / 1e6, p.forNanos() / 1e6));
+      text.append(
+          String.format(
+              "%n  pause: client%d at %.1fms for %.1fms",
+              p.client(), p.atNanos() / 1e6, p.forNanos() / 1e6));
     }
     return text.toString();
   }

@@ -29,8 +29,15 @@ final class SimClient {
   private int operationsLeft;
   private boolean done;
 
-  SimClient(int id, Redlock redlock, DriftingClock clock, FakeTime truth, Random random,
-      Schedule.ClientSpec spec, List<List<String>> resourceChoices, History history) {
+  SimClient(
+      int id,
+      Redlock redlock,
+      DriftingClock clock,
+      FakeTime truth,
+      Random random,
+      Schedule.ClientSpec spec,
+      List<List<String>> resourceChoices,
+      History history) {
     this.id = id;
     this.redlock = redlock;
     this.clock = clock;
@@ -59,21 +66,27 @@ final class SimClient {
     operationsLeft--;
     List<String> resources = resourceChoices.get(random.nextInt(resourceChoices.size()));
     history.trace(truth.nanoTime(), () -> "client" + id + " acquires " + resources);
-    redlock.acquireAsync(resources, TTL).whenComplete((lease, error) -> {
-      if (error == null) {
-        granted(resources, lease);
-        return;
-      }
-      Throwable cause = error instanceof CompletionException && error.getCause() != null
-          ? error.getCause() : error;
-      if (cause instanceof LockUnavailableException) {
-        history.failedAcquisitions++;
-        history.trace(truth.nanoTime(), () -> "client" + id + " gave up: " + cause.getMessage());
-      } else {
-        history.errors.add(cause);
-      }
-      think();
-    });
+    redlock
+        .acquireAsync(resources, TTL)
+        .whenComplete(
+            (lease, error) -> {
+              if (error == null) {
+                granted(resources, lease);
+                return;
+              }
+              Throwable cause =
+                  error instanceof CompletionException && error.getCause() != null
+                      ? error.getCause()
+                      : error;
+              if (cause instanceof LockUnavailableException) {
+                history.failedAcquisitions++;
+                history.trace(
+                    truth.nanoTime(), () -> "client" + id + " gave up: " + cause.getMessage());
+              } else {
+                history.errors.add(cause);
+              }
+              think();
+            });
   }
 
   private void granted(List<String> resources, Lease lease) {
@@ -81,8 +94,9 @@ final class SimClient {
     long localDeadline = clock.nanoTime() + lease.remaining().toNanos();
     LeaseRecord record = history.granted(id, resources, now, clock.toTrue(localDeadline));
     history.trace(now, () -> "client" + id + " granted " + record);
-    long work = spec.workMinNanos()
-        + (long) (random.nextDouble() * (spec.workMaxNanos() - spec.workMinNanos()));
+    long work =
+        spec.workMinNanos()
+            + (long) (random.nextDouble() * (spec.workMaxNanos() - spec.workMinNanos()));
     clock.schedule(() -> finishWork(lease, record), work);
   }
 
@@ -92,8 +106,8 @@ final class SimClient {
       record.commits.add(history.since(now));
       history.trace(now, () -> "client" + id + " commits under lease#" + record.number);
     } else {
-      history.trace(now, () -> "client" + id + " lease#" + record.number
-          + " no longer valid: no commit");
+      history.trace(
+          now, () -> "client" + id + " lease#" + record.number + " no longer valid: no commit");
     }
     record.released = history.since(now);
     lease.releaseAsync();

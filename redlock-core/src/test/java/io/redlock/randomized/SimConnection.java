@@ -105,10 +105,14 @@ final class SimConnection implements NodeClient {
     long now = truth.nanoTime();
     long at = Math.max(now, lastReply);
     lastReply = at;
-    truth.schedule(() -> process.run(() -> {
-      disconnectListeners.forEach(Runnable::run);
-      connectedTo = node.epoch();
-    }), at - now);
+    truth.schedule(
+        () ->
+            process.run(
+                () -> {
+                  disconnectListeners.forEach(Runnable::run);
+                  connectedTo = node.epoch();
+                }),
+        at - now);
   }
 
   private <T> CompletionStage<T> send(Supplier<T> operation) {
@@ -138,11 +142,10 @@ final class SimConnection implements NodeClient {
     return reply;
   }
 
-  private <T> void arrive(Supplier<T> operation, int epoch, boolean replyLost,
-      CompletableFuture<T> reply) {
+  private <T> void arrive(
+      Supplier<T> operation, int epoch, boolean replyLost, CompletableFuture<T> reply) {
     if (node.isDown() || node.epoch() != epoch) {
-      process.run(() -> reply.completeExceptionally(
-          new Refused(node.name + ": connection reset")));
+      process.run(() -> reply.completeExceptionally(new Refused(node.name + ": connection reset")));
       return;
     }
     T answer = operation.get();
@@ -157,8 +160,10 @@ final class SimConnection implements NodeClient {
   }
 
   private void failLater(CompletableFuture<?> reply) {
-    truth.schedule(() -> process.run(() -> reply.completeExceptionally(
-        new NoAnswer(node.name + ": no answer"))), network.transportTimeoutNanos);
+    truth.schedule(
+        () ->
+            process.run(() -> reply.completeExceptionally(new NoAnswer(node.name + ": no answer"))),
+        network.transportTimeoutNanos);
   }
 
   /** A refused or reset connection; without a stack trace, as there are many. */

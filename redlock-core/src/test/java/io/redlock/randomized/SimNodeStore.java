@@ -25,8 +25,10 @@ final class SimNodeStore {
   private final FakeTime truth;
   private final double rate;
   private final long offset;
+
   /** The keys, expiring by this node's clock. */
   final Keyspace keys = new Keyspace(this::now);
+
   private final List<SimConnection> connections = new ArrayList<>();
   private int process;
   private long startedAt;
@@ -64,16 +66,21 @@ final class SimNodeStore {
 
   NodeInfo info() {
     long now = now();
-    return new NodeInfo(name + "-run" + process, "master", (now - startedAt) / 1_000_000_000L,
-        now / 1_000L);
+    return new NodeInfo(
+        name + "-run" + process, "master", (now - startedAt) / 1_000_000_000L, now / 1_000L);
   }
 
   /** {@link #info()} with the marker's value and, if the node says so, AOF always. */
   NodeInfo info(String markerKey) {
     NodeInfo info = info();
-    return new NodeInfo(info.runId(), info.role(), info.uptimeSeconds(), info.serverTimeMicros(),
-        keys.valueOf(markerKey), reportsAofAlways
-            ? new NodeInfo.Persistence(true, "always", false, true) : null, null);
+    return new NodeInfo(
+        info.runId(),
+        info.role(),
+        info.uptimeSeconds(),
+        info.serverTimeMicros(),
+        keys.valueOf(markerKey),
+        reportsAofAlways ? new NodeInfo.Persistence(true, "always", false, true) : null,
+        null);
   }
 
   /** The max-ttl register: raised to {@code maxTtlMillis} unless larger; lost when emptied. */

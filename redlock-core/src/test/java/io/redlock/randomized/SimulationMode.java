@@ -49,7 +49,9 @@ enum SimulationMode {
 
   /** Whether the nodes carry a fresh marker from the start, as after {@code redlock init}. */
   boolean declaredFresh() {
-    return this == FRESH_MARKER_RESTARTS || this == INIT_FORCED_ON_A_USED_CLUSTER
-        || this == AOF_RESTARTS || this == AOF_LOST_DIRECTORY;
+    return this == FRESH_MARKER_RESTARTS
+        || this == INIT_FORCED_ON_A_USED_CLUSTER
+        || this == AOF_RESTARTS
+        || this == AOF_LOST_DIRECTORY;
   }
 }

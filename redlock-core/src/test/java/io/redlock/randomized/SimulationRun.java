@@ -25,8 +25,14 @@ final class SimulationRun {
   private static final String MARKER = io.redlock.FreshMarker.key("");
 
   /** What one run found. */
-  record Outcome(Schedule schedule, List<OverlapChecker.Violation> violations,
-      List<Throwable> errors, boolean finished, int leases, int commits, int failedAcquisitions,
+  record Outcome(
+      Schedule schedule,
+      List<OverlapChecker.Violation> violations,
+      List<Throwable> errors,
+      boolean finished,
+      int leases,
+      int commits,
+      int failedAcquisitions,
       List<String> trace) {
     boolean failed() {
       return !violations.isEmpty() || !errors.isEmpty() || !finished;
@@ -60,8 +66,8 @@ final class SimulationRun {
     List<SimNodeStore> nodes = new ArrayList<>();
     for (int i = 0; i < schedule.nodes().size(); i++) {
       Schedule.NodeSpec spec = schedule.nodes().get(i);
-      SimNodeStore node = new SimNodeStore("sim://node" + i, truth, spec.rate(),
-          spec.clockOffset());
+      SimNodeStore node =
+          new SimNodeStore("sim://node" + i, truth, spec.rate(), spec.clockOffset());
       if (mode.declaredFresh()) {
         node.declareFresh(MARKER);
       }
@@ -91,48 +97,69 @@ final class SimulationRun {
       for (SimNodeStore node : nodes) {
         connections.add(new SimConnection(node, truth, process, network));
       }
-      Redlock redlock = SimulationAccess.over(config, connections, clock,
-          new Random(root.nextLong()));
+      Redlock redlock =
+          SimulationAccess.over(config, connections, clock, new Random(root.nextLong()));
       processes.add(process);
-      clients.add(new SimClient(i, redlock, clock, truth, new Random(root.nextLong()), spec,
-          resourceChoices, history));
+      clients.add(
+          new SimClient(
+              i,
+              redlock,
+              clock,
+              truth,
+              new Random(root.nextLong()),
+              spec,
+              resourceChoices,
+              history));
     }
     network.immediate = false;
 
     for (Schedule.Fault fault : schedule.faults()) {
       SimNodeStore node = nodes.get(fault.node());
-      truth.schedule(() -> {
-        history.trace(truth.nanoTime(), () -> "fault: " + node.name + " " + fault.kind());
-        switch (fault.kind()) {
-          case RESTART_EMPTY -> {
-            node.restartEmpty();
-            if (mode == SimulationMode.INIT_FORCED_ON_A_USED_CLUSTER) {
-              node.declareFresh(MARKER); // the operator's mistake: init --force while in use
+      truth.schedule(
+          () -> {
+            history.trace(truth.nanoTime(), () -> "fault: " + node.name + " " + fault.kind());
+            switch (fault.kind()) {
+              case RESTART_EMPTY -> {
+                node.restartEmpty();
+                if (mode == SimulationMode.INIT_FORCED_ON_A_USED_CLUSTER) {
+                  node.declareFresh(MARKER); // the operator's mistake: init --force while in use
+                }
+              }
+              case CRASH_THEN_RECOVER_WITH_KEYS, CRASH_THEN_RECOVER_EMPTY -> {
+                node.crash();
+                boolean keep = fault.kind() == Schedule.FaultKind.CRASH_THEN_RECOVER_WITH_KEYS;
+                truth.schedule(
+                    () -> {
+                      history.trace(
+                          truth.nanoTime(),
+                          () ->
+                              "fault: "
+                                  + node.name
+                                  + " recovers"
+                                  + (keep ? " with its keys" : " empty"));
+                      node.recover(keep);
+                    },
+                    fault.downNanos());
+              }
+              default -> throw new IllegalStateException(fault.kind().toString());
             }
-          }
-          case CRASH_THEN_RECOVER_WITH_KEYS, CRASH_THEN_RECOVER_EMPTY -> {
-            node.crash();
-            boolean keep = fault.kind() == Schedule.FaultKind.CRASH_THEN_RECOVER_WITH_KEYS;
-            truth.schedule(() -> {
-              history.trace(truth.nanoTime(), () -> "fault: " + node.name + " recovers"
-                  + (keep ? " with its keys" : " empty"));
-              node.recover(keep);
-            }, fault.downNanos());
-          }
-          default -> throw new IllegalStateException(fault.kind().toString());
-        }
-      }, fault.atNanos());
+          },
+          fault.atNanos());
     }
     for (Schedule.Pause pause : schedule.pauses()) {
       ClientProcess process = processes.get(pause.client());
-      truth.schedule(() -> {
-        history.trace(truth.nanoTime(), () -> "client" + pause.client() + " paused");
-        process.pause();
-      }, pause.atNanos());
-      truth.schedule(() -> {
-        history.trace(truth.nanoTime(), () -> "client" + pause.client() + " resumed");
-        process.resume();
-      }, pause.atNanos() + pause.forNanos());
+      truth.schedule(
+          () -> {
+            history.trace(truth.nanoTime(), () -> "client" + pause.client() + " paused");
+            process.pause();
+          },
+          pause.atNanos());
+      truth.schedule(
+          () -> {
+            history.trace(truth.nanoTime(), () -> "client" + pause.client() + " resumed");
+            process.resume();
+          },
+          pause.atNanos() + pause.forNanos());
     }
 
     clients.forEach(SimClient::start);
@@ -148,8 +175,14 @@ final class SimulationRun {
     } catch (RuntimeException | AssertionError e) {
       history.errors.add(e);
     }
-    return new Outcome(schedule, OverlapChecker.check(history.leases), history.errors,
-        finished, history.leases.size(), history.commits(), history.failedAcquisitions,
+    return new Outcome(
+        schedule,
+        OverlapChecker.check(history.leases),
+        history.errors,
+        finished,
+        history.leases.size(),
+        history.commits(),
+        history.failedAcquisitions,
         history.traceLines());
   }
 
@@ -163,23 +196,25 @@ final class SimulationRun {
   }
 
   static RedlockConfig config(int nodes, boolean restartGuard) {
-    return CONFIGS.computeIfAbsent(nodes + "/" + restartGuard, key -> {
-      List<String> uris = new ArrayList<>();
-      for (int i = 0; i < nodes; i++) {
-        uris.add("sim://node" + i);
-      }
-      return RedlockConfig.builder()
-          .nodes(uris)
-          .ttl(Duration.ofMillis(Schedule.TTL_MILLIS))
-          .maxTtl(Duration.ofMillis(Schedule.TTL_MILLIS))
-          .nodeTimeout(Duration.ofMillis(50))
-          .driftFactor(0.01)
-          .retryCount(3)
-          .retryDelay(Duration.ofMillis(100))
-          .retryJitter(Duration.ofMillis(50))
-          .maxWait(Duration.ofSeconds(2))
-          .restartGuard(restartGuard)
-          .build();
-    });
+    return CONFIGS.computeIfAbsent(
+        nodes + "/" + restartGuard,
+        key -> {
+          List<String> uris = new ArrayList<>();
+          for (int i = 0; i < nodes; i++) {
+            uris.add("sim://node" + i);
+          }
+          return RedlockConfig.builder()
+              .nodes(uris)
+              .ttl(Duration.ofMillis(Schedule.TTL_MILLIS))
+              .maxTtl(Duration.ofMillis(Schedule.TTL_MILLIS))
+              .nodeTimeout(Duration.ofMillis(50))
+              .driftFactor(0.01)
+              .retryCount(3)
+              .retryDelay(Duration.ofMillis(100))
+              .retryJitter(Duration.ofMillis(50))
+              .maxWait(Duration.ofSeconds(2))
+              .restartGuard(restartGuard)
+              .build();
+        });
   }
 }

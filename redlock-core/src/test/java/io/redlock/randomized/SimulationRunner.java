@@ -15,15 +15,36 @@ final class SimulationRunner {
   private SimulationRunner() {}
 
   /** The results of a batch; {@code failures} is in schedule order, at most a few kept. */
-  record Summary(SimulationMode mode, long baseSeed, int schedules, int failedSchedules,
-      long firstFailingIndex, List<SimulationRun.Outcome> failures, long leases, long commits,
-      long failedAcquisitions, long elapsedNanos) {
+  record Summary(
+      SimulationMode mode,
+      long baseSeed,
+      int schedules,
+      int failedSchedules,
+      long firstFailingIndex,
+      List<SimulationRun.Outcome> failures,
+      long leases,
+      long commits,
+      long failedAcquisitions,
+      long elapsedNanos) {
     String describe() {
-      return String.format("%s: %d schedules (base seed %d) in %.1f s: %d leases, %d commits,"
-              + " %d acquisitions given up; %d failing schedules%s", mode, schedules, baseSeed,
-          elapsedNanos / 1e9, leases, commits, failedAcquisitions, failedSchedules,
-          failedSchedules == 0 ? "" : ", first at schedule #" + firstFailingIndex
-              + " (seed " + seedOf(baseSeed, firstFailingIndex) + ")");
+      return String.format(
+          "%s: %d schedules (base seed %d) in %.1f s: %d leases, %d commits,"
+              + " %d acquisitions given up; %d failing schedules%s",
+          mode,
+          schedules,
+          baseSeed,
+          elapsedNanos / 1e9,
+          leases,
+          commits,
+          failedAcquisitions,
+          failedSchedules,
+          failedSchedules == 0
+              ? ""
+              : ", first at schedule #"
+                  + firstFailingIndex
+                  + " (seed "
+                  + seedOf(baseSeed, firstFailingIndex)
+                  + ")");
     }
   }
 
@@ -50,28 +71,31 @@ final class SimulationRunner {
         int first = t;
         List<SimulationRun.Outcome> keep = new ArrayList<>();
         kept.add(keep);
-        parts.add(pool.submit(() -> {
-          List<long[]> failing = new ArrayList<>();
-          long localLeases = 0;
-          long localCommits = 0;
-          long localGivenUp = 0;
-          for (int i = first; i < schedules; i += threads) {
-            SimulationRun.Outcome outcome = SimulationRun.run(mode, seedOf(baseSeed, i), false);
-            localLeases += outcome.leases();
-            localCommits += outcome.commits();
-            localGivenUp += outcome.failedAcquisitions();
-            if (outcome.failed()) {
-              failing.add(new long[] {i});
-              if (keep.size() < 3) {
-                keep.add(outcome);
-              }
-            }
-          }
-          leases.addAndGet(localLeases);
-          commits.addAndGet(localCommits);
-          givenUp.addAndGet(localGivenUp);
-          return failing;
-        }));
+        parts.add(
+            pool.submit(
+                () -> {
+                  List<long[]> failing = new ArrayList<>();
+                  long localLeases = 0;
+                  long localCommits = 0;
+                  long localGivenUp = 0;
+                  for (int i = first; i < schedules; i += threads) {
+                    SimulationRun.Outcome outcome =
+                        SimulationRun.run(mode, seedOf(baseSeed, i), false);
+                    localLeases += outcome.leases();
+                    localCommits += outcome.commits();
+                    localGivenUp += outcome.failedAcquisitions();
+                    if (outcome.failed()) {
+                      failing.add(new long[] {i});
+                      if (keep.size() < 3) {
+                        keep.add(outcome);
+                      }
+                    }
+                  }
+                  leases.addAndGet(localLeases);
+                  commits.addAndGet(localCommits);
+                  givenUp.addAndGet(localGivenUp);
+                  return failing;
+                }));
       }
       int failed = 0;
       long firstIndex = -1;
@@ -85,10 +109,19 @@ final class SimulationRunner {
       }
       List<SimulationRun.Outcome> failures = new ArrayList<>();
       kept.forEach(failures::addAll);
-      failures.sort((a, b) -> Long.compare(indexOf(a, baseSeed, schedules),
-          indexOf(b, baseSeed, schedules)));
-      return new Summary(mode, baseSeed, schedules, failed, firstIndex, failures, leases.get(),
-          commits.get(), givenUp.get(), System.nanoTime() - start);
+      failures.sort(
+          (a, b) -> Long.compare(indexOf(a, baseSeed, schedules), indexOf(b, baseSeed, schedules)));
+      return new Summary(
+          mode,
+          baseSeed,
+          schedules,
+          failed,
+          firstIndex,
+          failures,
+          leases.get(),
+          commits.get(),
+          givenUp.get(),
+          System.nanoTime() - start);
     } catch (Exception e) {
       throw new AssertionError("simulation batch failed", e);
     } finally {

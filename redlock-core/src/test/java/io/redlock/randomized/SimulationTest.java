@@ -24,8 +24,10 @@ import org.junit.jupiter.api.Test;
 class SimulationTest {
   private static final long BASE_SEED = Long.getLong("redlock.sim.seed", 20240601L);
   private static final int SCHEDULES = Integer.getInteger("redlock.sim.schedules", 100_000);
+
   /** Enough for the broken runs to show violations many times over (they do in 5–50%). */
   private static final int NON_VACUITY_SCHEDULES = 1_000;
+
   /** The control for the restart guard: the same restarts, more schedules. */
   private static final int CONTROL_SCHEDULES = 2_000;
 
@@ -41,8 +43,8 @@ class SimulationTest {
 
   @Test
   void driftBeyondTheDeclaredBoundIsCaught() {
-    SimulationRunner.Summary summary = SimulationRunner.run(SimulationMode.DRIFT_BEYOND_BOUND,
-        BASE_SEED, NON_VACUITY_SCHEDULES);
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.DRIFT_BEYOND_BOUND, BASE_SEED, NON_VACUITY_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.failedSchedules()).as("violations found with clocks 20% slow").isPositive();
     assertThat(summary.failures().get(0).violations()).isNotEmpty();
@@ -51,8 +53,8 @@ class SimulationTest {
 
   @Test
   void restartsWithoutTheRestartGuardAreCaught() {
-    SimulationRunner.Summary summary = SimulationRunner.run(SimulationMode.RESTARTS_GUARD_OFF,
-        BASE_SEED, NON_VACUITY_SCHEDULES);
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.RESTARTS_GUARD_OFF, BASE_SEED, NON_VACUITY_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.failedSchedules()).as("violations found with the guard off").isPositive();
     assertThat(summary.failures().get(0).violations()).isNotEmpty();
@@ -61,42 +63,42 @@ class SimulationTest {
 
   @Test
   void theSameRestartsWithTheRestartGuardKeepMutualExclusion() {
-    SimulationRunner.Summary summary = SimulationRunner.run(SimulationMode.RESTARTS_GUARD_ON,
-        BASE_SEED, CONTROL_SCHEDULES);
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.RESTARTS_GUARD_ON, BASE_SEED, CONTROL_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
   }
 
   @Test
   void aClusterDeclaredFreshIsHeldBackAgainOnceItsNodesRestartEmpty() {
-    SimulationRunner.Summary summary = SimulationRunner.run(
-        SimulationMode.FRESH_MARKER_RESTARTS, BASE_SEED, CONTROL_SCHEDULES);
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.FRESH_MARKER_RESTARTS, BASE_SEED, CONTROL_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
   }
 
   @Test
   void aMarkerBoundToARestartedProcessLetsItCountAtOnceAndBreaksMutualExclusion() {
-    SimulationRunner.Summary summary = SimulationRunner.run(
-        SimulationMode.INIT_FORCED_ON_A_USED_CLUSTER, BASE_SEED, NON_VACUITY_SCHEDULES);
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(
+            SimulationMode.INIT_FORCED_ON_A_USED_CLUSTER, BASE_SEED, NON_VACUITY_SCHEDULES);
     System.out.println(summary.describe());
-    assertThat(summary.failedSchedules()).as("violations found after a forced init")
-        .isPositive();
+    assertThat(summary.failedSchedules()).as("violations found after a forced init").isPositive();
     assertThat(summary.failures().get(0).violations()).isNotEmpty();
   }
 
   @Test
   void nodesThatPersistEveryWriteCountAtOnceAfterARestartAndKeepMutualExclusion() {
-    SimulationRunner.Summary summary = SimulationRunner.run(SimulationMode.AOF_RESTARTS,
-        BASE_SEED, CONTROL_SCHEDULES);
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.AOF_RESTARTS, BASE_SEED, CONTROL_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
   }
 
   @Test
   void nodesThatClaimPersistenceButRestartEmptyAreHeldBack() {
-    SimulationRunner.Summary summary = SimulationRunner.run(SimulationMode.AOF_LOST_DIRECTORY,
-        BASE_SEED, CONTROL_SCHEDULES);
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.AOF_LOST_DIRECTORY, BASE_SEED, CONTROL_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
   }
@@ -127,7 +129,8 @@ class SimulationTest {
 
   static String replayCommand(SimulationMode mode, long seed) {
     return "./mvnw -B -o -f redlock-core/pom.xml test -Dtest=SimulationTest#replay"
-        + " -Dredlock.sim.replay=" + seed
+        + " -Dredlock.sim.replay="
+        + seed
         + (mode == SimulationMode.SAFE ? "" : " -Dredlock.sim.mode=" + mode);
   }
 
@@ -136,7 +139,10 @@ class SimulationTest {
       return summary.describe();
     }
     SimulationRun.Outcome first = summary.failures().get(0);
-    return summary.describe() + "\n" + first.report() + "\nreplay with: "
+    return summary.describe()
+        + "\n"
+        + first.report()
+        + "\nreplay with: "
         + replayCommand(summary.mode(), first.schedule().seed());
   }
 }

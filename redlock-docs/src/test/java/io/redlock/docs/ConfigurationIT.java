@@ -47,17 +47,18 @@ class ConfigurationIT {
   @Test
   void builder(@TempDir Path dir) throws Exception {
     Path passwordFile = dir.resolve("redlock.password");
-    Files.writeString(passwordFile, ProductionIT.DOCUMENTED_PASSWORD + "\n",
-        StandardCharsets.UTF_8);
+    Files.writeString(
+        passwordFile, ProductionIT.DOCUMENTED_PASSWORD + "\n", StandardCharsets.UTF_8);
 
-    RedlockConfig config = RedlockConfig.builder()
-        .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
-        .username("locker")
-        .password(Files.readString(passwordFile).strip())
-        .keyPrefix("billing:")
-        .ttl(Duration.ofSeconds(20))
-        .nodeTimeout(Duration.ofMillis(100))
-        .build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
+            .username("locker")
+            .password(Files.readString(passwordFile).strip())
+            .keyPrefix("billing:")
+            .ttl(Duration.ofSeconds(20))
+            .nodeTimeout(Duration.ofMillis(100))
+            .build();
     config = config.toBuilder().nodes(servers.uris()).build(); // test-only: the fleet's addresses
 
     assertThat(config.toString()).doesNotContain(ProductionIT.DOCUMENTED_PASSWORD);
@@ -71,11 +72,17 @@ class ConfigurationIT {
 
   @Test
   void sharedClientResources() throws Exception {
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris()).username("locker")
-        .password(ProductionIT.DOCUMENTED_PASSWORD).keyPrefix("billing:").build();
-    ClientResources resources = DefaultClientResources.builder()
-        .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
-        .build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes(servers.uris())
+            .username("locker")
+            .password(ProductionIT.DOCUMENTED_PASSWORD)
+            .keyPrefix("billing:")
+            .build();
+    ClientResources resources =
+        DefaultClientResources.builder()
+            .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
+            .build();
     try (LettuceTransport transport = new LettuceTransport(resources);
         Redlock redlock = Redlock.create(config, transport)) {
       // ...
@@ -84,7 +91,8 @@ class ConfigurationIT {
       } // test-only
     }
     assertThat(resources.eventExecutorGroup().isShuttingDown())
-        .as("the caller's resources stay the caller's").isFalse();
+        .as("the caller's resources stay the caller's")
+        .isFalse();
     resources.shutdown(0, 2, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS);
   }
 }

@@ -48,15 +48,18 @@ class IntegrationsIT {
   @Test
   void shedLock() throws Exception {
     try (Redlock redlock = Redlock.create(RedlockConfig.builder().nodes(nodes).build())) {
-      LockProvider lockProvider = new RedlockLockProvider(redlock);   // instead of RedisLockProvider
-      LockConfiguration nightly = new LockConfiguration(Instant.now(), "nightly-job",
-          Duration.ofSeconds(30), Duration.ZERO);
+      LockProvider lockProvider = new RedlockLockProvider(redlock); // instead of RedisLockProvider
+      LockConfiguration nightly =
+          new LockConfiguration(
+              Instant.now(), "nightly-job", Duration.ofSeconds(30), Duration.ZERO);
       // A lock is one attempt; on a loaded machine one may meet a slow node, so try again.
       AtomicReference<Optional<SimpleLock>> locked = new AtomicReference<>(Optional.empty());
-      Timing.await("a first lock", () -> {
-        locked.set(lockProvider.lock(nightly));
-        return locked.get().isPresent();
-      });
+      Timing.await(
+          "a first lock",
+          () -> {
+            locked.set(lockProvider.lock(nightly));
+            return locked.get().isPresent();
+          });
       Optional<SimpleLock> first = locked.get();
       assertThat(Fleet.holding(servers, "nightly-job")).isGreaterThanOrEqualTo(2);
       assertThat(lockProvider.lock(nightly)).as("held: the second run is skipped").isEmpty();
@@ -69,23 +72,25 @@ class IntegrationsIT {
   void micrometer() throws Exception {
     MeterRegistry meterRegistry = new SimpleMeterRegistry();
     ObservationRegistry observationRegistry = ObservationRegistry.create();
-    RedlockMetrics metrics = RedlockMetrics.builder(meterRegistry)
-        .observationRegistry(observationRegistry) // optional: spans through a tracing bridge
-        .build();
-    Redlock redlock = Redlock.create(RedlockConfig.builder()
-        .nodes(nodes)
-        .listener(metrics)
-        .build());
+    RedlockMetrics metrics =
+        RedlockMetrics.builder(meterRegistry)
+            .observationRegistry(observationRegistry) // optional: spans through a tracing bridge
+            .build();
+    Redlock redlock =
+        Redlock.create(RedlockConfig.builder().nodes(nodes).listener(metrics).build());
     try (redlock) {
       try (Lease lease = redlock.acquire("nightly", Duration.ofSeconds(2))) {
         lease.ensureValid();
       }
       // events reach the listener on its own thread, a moment later
-      Timing.await("an acquisition counted", () -> meterRegistry.find("redlock.acquire")
-          .tag("outcome", "acquired").timer() != null
-          && meterRegistry.get("redlock.acquire").tag("outcome", "acquired").timer().count() == 1);
-      Timing.await("a release timed",
-          () -> meterRegistry.get("redlock.release").timer().count() == 1);
+      Timing.await(
+          "an acquisition counted",
+          () ->
+              meterRegistry.find("redlock.acquire").tag("outcome", "acquired").timer() != null
+                  && meterRegistry.get("redlock.acquire").tag("outcome", "acquired").timer().count()
+                      == 1);
+      Timing.await(
+          "a release timed", () -> meterRegistry.get("redlock.release").timer().count() == 1);
     }
   }
 }

@@ -97,7 +97,9 @@ final class Markdown {
 
   /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens. */
   static String slug(String heading) {
-    return heading.strip().toLowerCase(Locale.ROOT)
+    return heading
+        .strip()
+        .toLowerCase(Locale.ROOT)
         .replaceAll("[^\\p{L}\\p{N} _-]", "")
         .replace(' ', '-');
   }

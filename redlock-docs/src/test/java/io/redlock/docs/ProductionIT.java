@@ -24,12 +24,14 @@ import org.junit.jupiter.api.Timeout;
 class ProductionIT {
   /** The user and password of the documented ACL line. */
   static final String DOCUMENTED_USER = "locker";
+
   static final String DOCUMENTED_PASSWORD = "change-me";
 
   /** The words of the {@code ACL SETUSER} line of docs/production.md. */
   static List<String> documentedAcl() throws IOException {
-    List<String> lines = Files.readAllLines(Markdown.ROOT.resolve("docs").resolve("production.md"),
-        StandardCharsets.UTF_8);
+    List<String> lines =
+        Files.readAllLines(
+            Markdown.ROOT.resolve("docs").resolve("production.md"), StandardCharsets.UTF_8);
     List<String> found = new ArrayList<>();
     for (String line : lines) {
       if (line.strip().startsWith("ACL SETUSER ")) {
@@ -54,8 +56,12 @@ class ProductionIT {
   void theDocumentedAclIsEnoughWithTheGuardOn() throws Exception {
     try (RedisServers servers = RedisServers.startFresh(3)) {
       createDocumentedUser(servers);
-      RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
-          .username(DOCUMENTED_USER).password(DOCUMENTED_PASSWORD).build();
+      RedlockConfig config =
+          RedlockConfig.builder()
+              .nodes(servers.uris())
+              .username(DOCUMENTED_USER)
+              .password(DOCUMENTED_PASSWORD)
+              .build();
       assertThat(config.restartGuard()).isTrue();
       try (Redlock redlock = Redlock.create(config)) {
         try (Lease lease = redlock.acquire("acl:one", Duration.ofSeconds(10))) {

@@ -44,19 +44,21 @@ class ReadmeIT {
 
   @Test
   void quickStart() throws Exception {
-    RedlockConfig config = RedlockConfig.builder()
-        .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
-        .build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
+            .build();
     config = config.toBuilder().nodes(nodes).build(); // test-only: the fleet's addresses
     try (Redlock redlock = Redlock.create(config)) {
 
       try (Lease lease = redlock.acquire("orders:42", Duration.ofSeconds(10))) {
-        lease.ensureValid();                 // right before each side effect
+        lease.ensureValid(); // right before each side effect
         // ... work well inside lease.remaining()
         assertThat(Fleet.holding(servers, "orders:42")).isGreaterThanOrEqualTo(2); // test-only
       }
 
-      Optional<Lease> maybe = redlock.tryAcquire("orders:42", Duration.ofSeconds(10));  // one attempt
+      Optional<Lease> maybe =
+          redlock.tryAcquire("orders:42", Duration.ofSeconds(10)); // one attempt
       maybe.ifPresent(Lease::release); // test-only: one attempt may meet a slow node; fine
       CompletableFuture<Lease> later = redlock.acquireAsync("orders:42", Duration.ofSeconds(10));
       later.get(10, TimeUnit.SECONDS).release(); // test-only

@@ -19,7 +19,7 @@ class TestingIT {
   void aMinorityDownStillLocks() throws Exception {
     try (RedisServers servers = RedisServers.startFresh(3);
         Redlock redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).build())) {
-      servers.kill(0);                     // a minority down: still locks
+      servers.kill(0); // a minority down: still locks
       try (Lease lease = redlock.acquire("orders:42", Duration.ofSeconds(10))) {
         lease.ensureValid();
         assertThat(servers.isRunning(0)).isFalse(); // test-only

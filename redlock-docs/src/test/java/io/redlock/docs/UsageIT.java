@@ -87,7 +87,7 @@ class UsageIT {
   void severalResources() throws Exception {
     Lease lease = redlock.acquire(List.of("account:1", "account:2"), Duration.ofSeconds(10));
     try {
-      lease.ensureValid();                 // throws LeaseLostException once the validity ran out
+      lease.ensureValid(); // throws LeaseLostException once the validity ran out
       transfer(lease.remaining());
     } finally {
       lease.release();
@@ -99,13 +99,15 @@ class UsageIT {
   @Test
   void acquireAsync() throws Exception {
     CompletableFuture<Void> processed = // test-only
-    redlock.acquireAsync("orders:42", Duration.ofSeconds(10))
-        .orTimeout(2, TimeUnit.SECONDS)      // gives up after 2 s; a lease granted later is released
-        .thenAccept(lease -> {
-          try (lease) {
-            process(lease);
-          }
-        });
+        redlock
+            .acquireAsync("orders:42", Duration.ofSeconds(10))
+            .orTimeout(2, TimeUnit.SECONDS) // gives up after 2 s; a lease granted later is released
+            .thenAccept(
+                lease -> {
+                  try (lease) {
+                    process(lease);
+                  }
+                });
     processed.get(10, TimeUnit.SECONDS);
     assertThat(done).containsExactly("process");
     Fleet.awaitReleased(servers, "orders:42");
@@ -115,7 +117,7 @@ class UsageIT {
   void autoExtendAndOnLost() throws Exception {
     Lease lease = redlock.acquire("import", Duration.ofSeconds(10));
     lease.onLost(lost -> stopImport(lost.lossCause()));
-    lease.autoExtend();                    // extends whenever half of the ttl is left
+    lease.autoExtend(); // extends whenever half of the ttl is left
     try {
       runImport(lease);
     } finally {
@@ -133,7 +135,8 @@ class UsageIT {
 
   @Test
   void callWithLock() throws Exception {
-    long rows = redlock.callWithLock("nightly-report", Duration.ofSeconds(30), lease -> countRows());
+    long rows =
+        redlock.callWithLock("nightly-report", Duration.ofSeconds(30), lease -> countRows());
     assertThat(rows).isEqualTo(42);
     Fleet.awaitReleased(servers, "nightly-report");
   }
@@ -184,16 +187,18 @@ class UsageIT {
   @Test
   void listener() throws Exception {
     List<String> alerts = new CopyOnWriteArrayList<>();
-    RedlockListener lostLeases = new RedlockListener() {
-      @Override
-      public void leaseLost(RedlockEvent.LeaseLost event) {
-        alerts.add(event.lease().resources() + " lost: " + event.cause());
-      }
-    };
-    RedlockConfig config = RedlockConfig.builder()
-        .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
-        .listener(lostLeases)
-        .build();
+    RedlockListener lostLeases =
+        new RedlockListener() {
+          @Override
+          public void leaseLost(RedlockEvent.LeaseLost event) {
+            alerts.add(event.lease().resources() + " lost: " + event.cause());
+          }
+        };
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes("redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379")
+            .listener(lostLeases)
+            .build();
 
     try (Redlock listened = Redlock.create(config.toBuilder().nodes(nodes).build())) {
       Lease lease = listened.acquire("report", Duration.ofSeconds(1)); // never extended

@@ -71,11 +71,13 @@ final class LettuceNodeClient implements NodeClient {
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
+
   /**
    * Set once the node refused {@code CONFIG GET} (an ACL without it): not asked again, so that
    * a least-privilege user does not fill the node's {@code ACL LOG} once a second.
    */
   private volatile boolean configRefused;
+
   private Duration retryDelay = FIRST_RETRY;
 
   LettuceNodeClient(String name, RedisClient client, RedisURI uri, ClientResources resources) {
@@ -83,26 +85,27 @@ final class LettuceNodeClient implements NodeClient {
     this.client = client;
     this.uri = uri;
     this.resources = resources;
-    client.addListener(new RedisConnectionStateListener() {
-      @Override
-      public void onRedisConnected(RedisChannelHandler<?, ?> channel, SocketAddress address) {
-        // A reconnect may reach a new process with an empty script cache. Requests written
-        // before this load (right after the reconnect) fall back to EVAL if need be.
-        StatefulRedisConnection<String, String> conn = connection;
-        if (conn != null && conn == channel) {
-          loadReleaseScript(conn);
-        }
-      }
+    client.addListener(
+        new RedisConnectionStateListener() {
+          @Override
+          public void onRedisConnected(RedisChannelHandler<?, ?> channel, SocketAddress address) {
+            // A reconnect may reach a new process with an empty script cache. Requests written
+            // before this load (right after the reconnect) fall back to EVAL if need be.
+            StatefulRedisConnection<String, String> conn = connection;
+            if (conn != null && conn == channel) {
+              loadReleaseScript(conn);
+            }
+          }
 
-      @Override
-      public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-        // Called as the channel goes inactive, before Lettuce reconnects: every listener has
-        // run before any request can reach the process behind the next connection.
-        for (Runnable listener : disconnectListeners) {
-          listener.run();
-        }
-      }
-    });
+          @Override
+          public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            // Called as the channel goes inactive, before Lettuce reconnects: every listener has
+            // run before any request can reach the process behind the next connection.
+            for (Runnable listener : disconnectListeners) {
+              listener.run();
+            }
+          }
+        });
   }
 
   /**
@@ -111,11 +114,14 @@ final class LettuceNodeClient implements NodeClient {
    * served by the {@code EVAL} fallback.
    */
   private void loadReleaseScript(StatefulRedisConnection<String, String> conn) {
-    conn.async().scriptLoad(Script.UNLOCK.source()).whenComplete((sha, error) -> {
-      if (error != null) {
-        log.debug("node={} did not load the release script: {}", name, describe(error));
-      }
-    });
+    conn.async()
+        .scriptLoad(Script.UNLOCK.source())
+        .whenComplete(
+            (sha, error) -> {
+              if (error != null) {
+                log.debug("node={} did not load the release script: {}", name, describe(error));
+              }
+            });
   }
 
   @Override
@@ -132,12 +138,16 @@ final class LettuceNodeClient implements NodeClient {
     CompletableFuture<String> server = commands.info("server").toCompletableFuture();
     CompletableFuture<String> replication = commands.info("replication").toCompletableFuture();
     CompletableFuture<List<String>> clock = commands.time().toCompletableFuture();
-    return server.thenCombine(replication, (s, r) -> new String[] {s, r})
-        .thenCombine(clock, (texts, time) -> new NodeInfo(
-            field(texts[0], "run_id"),
-            field(texts[1], "role"),
-            Long.parseLong(field(texts[0], "uptime_in_seconds")),
-            Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1))));
+    return server
+        .thenCombine(replication, (s, r) -> new String[] {s, r})
+        .thenCombine(
+            clock,
+            (texts, time) ->
+                new NodeInfo(
+                    field(texts[0], "run_id"),
+                    field(texts[1], "role"),
+                    Long.parseLong(field(texts[0], "uptime_in_seconds")),
+                    Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1))));
   }
 
   /**
@@ -156,31 +166,58 @@ final class LettuceNodeClient implements NodeClient {
     CompletableFuture<String> marker = optional(commands.get(markerKey));
     CompletableFuture<String> persistence = optional(commands.info("persistence"));
     CompletableFuture<java.util.Map<String, String>> fsync = configGet(commands, "appendfsync");
-    CompletableFuture<java.util.Map<String, String>> maxmemory =
-        configGet(commands, "maxmemory");
+    CompletableFuture<java.util.Map<String, String>> maxmemory = configGet(commands, "maxmemory");
     CompletableFuture<java.util.Map<String, String>> policy =
         configGet(commands, "maxmemory-policy");
-    CompletableFuture<NodeInfo.Memory> memory = maxmemory.thenCombine(policy,
-        LettuceNodeClient::memory);
-    return basic.thenCombine(marker, (info, value) -> new NodeInfo(info.runId(), info.role(),
-            info.uptimeSeconds(), info.serverTimeMicros(), value, null, null))
-        .thenCombine(persistence.thenCombine(fsync, LettuceNodeClient::persistence),
-            (info, p) -> new NodeInfo(info.runId(), info.role(), info.uptimeSeconds(),
-                info.serverTimeMicros(), info.marker(), p, null))
-        .thenCombine(memory, (info, m) -> new NodeInfo(info.runId(), info.role(),
-            info.uptimeSeconds(), info.serverTimeMicros(), info.marker(), info.persistence(),
-            m));
+    CompletableFuture<NodeInfo.Memory> memory =
+        maxmemory.thenCombine(policy, LettuceNodeClient::memory);
+    return basic
+        .thenCombine(
+            marker,
+            (info, value) ->
+                new NodeInfo(
+                    info.runId(),
+                    info.role(),
+                    info.uptimeSeconds(),
+                    info.serverTimeMicros(),
+                    value,
+                    null,
+                    null))
+        .thenCombine(
+            persistence.thenCombine(fsync, LettuceNodeClient::persistence),
+            (info, p) ->
+                new NodeInfo(
+                    info.runId(),
+                    info.role(),
+                    info.uptimeSeconds(),
+                    info.serverTimeMicros(),
+                    info.marker(),
+                    p,
+                    null))
+        .thenCombine(
+            memory,
+            (info, m) ->
+                new NodeInfo(
+                    info.runId(),
+                    info.role(),
+                    info.uptimeSeconds(),
+                    info.serverTimeMicros(),
+                    info.marker(),
+                    info.persistence(),
+                    m));
   }
 
-  private static NodeInfo.Memory memory(java.util.Map<String, String> maxmemory,
-      java.util.Map<String, String> policy) {
-    if (maxmemory == null || policy == null || maxmemory.get("maxmemory") == null
+  private static NodeInfo.Memory memory(
+      java.util.Map<String, String> maxmemory, java.util.Map<String, String> policy) {
+    if (maxmemory == null
+        || policy == null
+        || maxmemory.get("maxmemory") == null
         || policy.get("maxmemory-policy") == null) {
       return null;
     }
     try {
-      return new NodeInfo.Memory(Long.parseLong(maxmemory.get("maxmemory")),
-          policy.get("maxmemory-policy"));
+      return new NodeInfo.Memory(
+          Long.parseLong(maxmemory.get("maxmemory")), policy.get("maxmemory-policy"));
     } catch (NumberFormatException e) {
       return null;
     }
@@ -191,12 +228,16 @@ final class LettuceNodeClient implements NodeClient {
     if (configRefused) {
       return CompletableFuture.completedFuture(null);
     }
-    return commands.configGet(parameter).toCompletableFuture().handle((value, error) -> {
-      if (error != null && String.valueOf(unwrap(error).getMessage()).contains("NOPERM")) {
-        configRefused = true;
-      }
-      return error == null ? value : null;
-    });
+    return commands
+        .configGet(parameter)
+        .toCompletableFuture()
+        .handle(
+            (value, error) -> {
+              if (error != null && String.valueOf(unwrap(error).getMessage()).contains("NOPERM")) {
+                configRefused = true;
+              }
+              return error == null ? value : null;
+            });
   }
 
   private static <T> CompletableFuture<T> optional(CompletionStage<T> reply) {
@@ -218,14 +259,20 @@ final class LettuceNodeClient implements NodeClient {
     String lastRewrite = optionalField(info, "aof_last_rewrite_time_sec");
     String rewrites = optionalField(info, "aof_rewrites");
     String lastWrite = optionalField(info, "aof_last_write_status");
-    if (enabled == null || inProgress == null || scheduled == null || lastRewrite == null
+    if (enabled == null
+        || inProgress == null
+        || scheduled == null
+        || lastRewrite == null
         || lastWrite == null) {
       return null;
     }
-    boolean rewritten = !"0".equals(inProgress) || !"0".equals(scheduled)
-        || !"-1".equals(lastRewrite) || (rewrites != null && !"0".equals(rewrites));
-    return new NodeInfo.Persistence("1".equals(enabled), fsync.get("appendfsync"), rewritten,
-        "ok".equals(lastWrite));
+    boolean rewritten =
+        !"0".equals(inProgress)
+            || !"0".equals(scheduled)
+            || !"-1".equals(lastRewrite)
+            || (rewrites != null && !"0".equals(rewrites));
+    return new NodeInfo.Persistence(
+        "1".equals(enabled), fsync.get("appendfsync"), rewritten, "ok".equals(lastWrite));
   }
 
   private static String optionalField(String info, String field) {
@@ -242,22 +289,31 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   @Override
-  public CompletionStage<String> writeMarker(String markerKey, String markerValue,
-      String keyPrefix, boolean force) {
+  public CompletionStage<String> writeMarker(
+      String markerKey, String markerValue, String keyPrefix, boolean force) {
     return marker(force ? "force" : "write", markerKey, markerValue, keyPrefix);
   }
 
-  private CompletionStage<String> marker(String mode, String markerKey, String markerValue,
-      String keyPrefix) {
+  private CompletionStage<String> marker(
+      String mode, String markerKey, String markerValue, String keyPrefix) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
     String pattern = keyPrefix.isEmpty() ? "" : globEscape(keyPrefix) + "*";
     String own = keyPrefix + io.redlock.FreshMarker.OWN_KEYS;
-    return commands.<String>eval(Script.MARKER.source(), ScriptOutputType.VALUE,
-        new String[] {markerKey}, mode, markerValue, pattern, own, globEscape(own) + "*")
-        .toCompletableFuture().thenApply(found -> found == null ? "" : found);
+    return commands
+        .<String>eval(
+            Script.MARKER.source(),
+            ScriptOutputType.VALUE,
+            new String[] {markerKey},
+            mode,
+            markerValue,
+            pattern,
+            own,
+            globEscape(own) + "*")
+        .toCompletableFuture()
+        .thenApply(found -> found == null ? "" : found);
   }
 
   @Override
@@ -268,8 +324,13 @@ final class LettuceNodeClient implements NodeClient {
     }
     // EVAL, not EVALSHA: once a second per node, the script's text costs nothing that
     // matters, and there is no NOSCRIPT round trip after a restart.
-    return commands.<Long>eval(Script.RAISE_MAX_TTL.source(), ScriptOutputType.INTEGER,
-        new String[] {key}, Long.toString(maxTtlMillis)).toCompletableFuture();
+    return commands
+        .<Long>eval(
+            Script.RAISE_MAX_TTL.source(),
+            ScriptOutputType.INTEGER,
+            new String[] {key},
+            Long.toString(maxTtlMillis))
+        .toCompletableFuture();
   }
 
   /** {@code text} as a glob pattern that matches exactly it. */
@@ -309,41 +370,53 @@ final class LettuceNodeClient implements NodeClient {
     if (closed) {
       return;
     }
-    client.connectAsync(StringCodec.UTF8, uri).whenComplete((conn, error) -> {
-      if (error == null) {
-        if (closed) {
-          conn.closeAsync();
-          return;
-        }
-        loadReleaseScript(conn);
-        connection = conn;
-        connected.complete(null);
-        log.debug("connected node={}", name);
-        return;
-      }
-      String reason = describe(error);
-      if (isRefusedConfiguration(reason)) {
-        // Wrong credentials or database: no reconnect can fix it. Credentials never appear
-        // in the text: the node's name has none, and Redis does not echo passwords.
-        connected.completeExceptionally(new RedlockConfigException("node " + name
-            + " refused the connection settings (" + reason + "); check the user, password"
-            + " and database of this node"));
-        return;
-      }
-      if (!connected.isDone()) {
-        connected.completeExceptionally(new ConnectException(name + ": " + reason));
-      }
-      Duration delay = nextRetryDelay();
-      log.debug("node={} not reachable ({}), retrying in {} ms", name, reason, delay.toMillis());
-      resources.eventExecutorGroup().schedule(this::connect, delay.toMillis(),
-          TimeUnit.MILLISECONDS);
-    });
+    client
+        .connectAsync(StringCodec.UTF8, uri)
+        .whenComplete(
+            (conn, error) -> {
+              if (error == null) {
+                if (closed) {
+                  conn.closeAsync();
+                  return;
+                }
+                loadReleaseScript(conn);
+                connection = conn;
+                connected.complete(null);
+                log.debug("connected node={}", name);
+                return;
+              }
+              String reason = describe(error);
+              if (isRefusedConfiguration(reason)) {
+                // Wrong credentials or database: no reconnect can fix it. Credentials never appear
+                // in the text: the node's name has none, and Redis does not echo passwords.
+                connected.completeExceptionally(
+                    new RedlockConfigException(
+                        "node "
+                            + name
+                            + " refused the connection settings ("
+                            + reason
+                            + "); check the user, password"
+                            + " and database of this node"));
+                return;
+              }
+              if (!connected.isDone()) {
+                connected.completeExceptionally(new ConnectException(name + ": " + reason));
+              }
+              Duration delay = nextRetryDelay();
+              log.debug(
+                  "node={} not reachable ({}), retrying in {} ms", name, reason, delay.toMillis());
+              resources
+                  .eventExecutorGroup()
+                  .schedule(this::connect, delay.toMillis(), TimeUnit.MILLISECONDS);
+            });
   }
 
   private synchronized Duration nextRetryDelay() {
     Duration delay = retryDelay;
-    retryDelay = retryDelay.multipliedBy(2).compareTo(LAST_RETRY) > 0
-        ? LAST_RETRY : retryDelay.multipliedBy(2);
+    retryDelay =
+        retryDelay.multipliedBy(2).compareTo(LAST_RETRY) > 0
+            ? LAST_RETRY
+            : retryDelay.multipliedBy(2);
     return delay;
   }
 
@@ -355,8 +428,8 @@ final class LettuceNodeClient implements NodeClient {
     }
     if (keys.size() == 1) {
       // The plain command other Redlock clients use; no script needed for one key.
-      return vote(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)),
-          "OK"::equals);
+      return vote(
+          commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)), "OK"::equals);
     }
     return eval(commands, Script.LOCK, keys, token, Long.toString(ttlMillis));
   }
@@ -380,30 +453,42 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   /** For release only: see the class comment on why its late fallback is harmless. */
-  private CompletionStage<Boolean> evalsha(RedisAsyncCommands<String, String> commands,
-      Script script, List<String> keys, String... args) {
+  private CompletionStage<Boolean> evalsha(
+      RedisAsyncCommands<String, String> commands,
+      Script script,
+      List<String> keys,
+      String... args) {
     String[] keyArray = keys.toArray(String[]::new);
     CompletableFuture<Boolean> vote = new CompletableFuture<>();
-    commands.<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keyArray, args)
-        .whenComplete((result, error) -> {
-          if (error != null && unwrap(error) instanceof RedisNoScriptException) {
-            log.debug("node={} does not know script={}, sending it with EVAL", name,
-                script.name());
-            commands.<Long>eval(script.source(), ScriptOutputType.INTEGER, keyArray, args)
-                .whenComplete((retried, retryError) ->
-                    settle(vote, retried, retryError, LettuceNodeClient::isOne));
-          } else {
-            settle(vote, result, error, LettuceNodeClient::isOne);
-          }
-        });
+    commands
+        .<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keyArray, args)
+        .whenComplete(
+            (result, error) -> {
+              if (error != null && unwrap(error) instanceof RedisNoScriptException) {
+                log.debug(
+                    "node={} does not know script={}, sending it with EVAL", name, script.name());
+                commands
+                    .<Long>eval(script.source(), ScriptOutputType.INTEGER, keyArray, args)
+                    .whenComplete(
+                        (retried, retryError) ->
+                            settle(vote, retried, retryError, LettuceNodeClient::isOne));
+              } else {
+                settle(vote, result, error, LettuceNodeClient::isOne);
+              }
+            });
     return vote;
   }
 
   /** Runs {@code script} by {@code EVAL}, never re-sent: see the class comment. */
-  private static CompletionStage<Boolean> eval(RedisAsyncCommands<String, String> commands,
-      Script script, List<String> keys, String... args) {
-    return vote(commands.<Long>eval(script.source(), ScriptOutputType.INTEGER,
-        keys.toArray(String[]::new), args), LettuceNodeClient::isOne);
+  private static CompletionStage<Boolean> eval(
+      RedisAsyncCommands<String, String> commands,
+      Script script,
+      List<String> keys,
+      String... args) {
+    return vote(
+        commands.<Long>eval(
+            script.source(), ScriptOutputType.INTEGER, keys.toArray(String[]::new), args),
+        LettuceNodeClient::isOne);
   }
 
   private static boolean isOne(Long result) {
@@ -432,8 +517,8 @@ final class LettuceNodeClient implements NodeClient {
    * the algorithm itself sends no request from there (see {@code LockEngine.dispatch}), and
    * callers' futures complete elsewhere.
    */
-  private static <T> void settle(CompletableFuture<Boolean> vote, T result, Throwable error,
-      Predicate<T> yes) {
+  private static <T> void settle(
+      CompletableFuture<Boolean> vote, T result, Throwable error, Predicate<T> yes) {
     if (error == null) {
       vote.complete(yes.test(result));
       return;
@@ -470,11 +555,15 @@ final class LettuceNodeClient implements NodeClient {
 
   private static boolean isRefusedConfiguration(String reason) {
     String upper = reason.toUpperCase(Locale.ROOT);
-    return upper.contains("WRONGPASS") || upper.contains("NOAUTH")
-        || upper.contains("INVALID PASSWORD") || upper.contains("INVALID USERNAME")
-        || upper.contains("DB INDEX IS OUT OF RANGE") || upper.contains("NOPERM")
+    return upper.contains("WRONGPASS")
+        || upper.contains("NOAUTH")
+        || upper.contains("INVALID PASSWORD")
+        || upper.contains("INVALID USERNAME")
+        || upper.contains("DB INDEX IS OUT OF RANGE")
+        || upper.contains("NOPERM")
         // TLS: the node's certificate is not trusted or does not name it
-        || upper.contains("PKIX PATH") || upper.contains("NO SUBJECT ALTERNATIVE")
+        || upper.contains("PKIX PATH")
+        || upper.contains("NO SUBJECT ALTERNATIVE")
         || upper.contains("CERTIFICATE_UNKNOWN");
   }
 

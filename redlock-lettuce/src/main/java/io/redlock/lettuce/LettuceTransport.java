@@ -49,9 +49,8 @@ public final class LettuceTransport implements NodeTransport {
 
   /** A transport with its own client resources, freed by {@link #close()}. */
   public LettuceTransport() {
-    this(DefaultClientResources.builder()
-        .nettyCustomizer(consolidatingFlushes(null))
-        .build(), true);
+    this(
+        DefaultClientResources.builder().nettyCustomizer(consolidatingFlushes(null)).build(), true);
   }
 
   /** A transport over client resources the caller shares with its own Lettuce clients. */
@@ -85,8 +84,11 @@ public final class LettuceTransport implements NodeTransport {
       @Override
       public void afterChannelInitialized(Channel channel) {
         // First in the pipeline (next to the socket): it sees every flush and every read.
-        channel.pipeline().addFirst(new FlushConsolidationHandler(
-            FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
+        channel
+            .pipeline()
+            .addFirst(
+                new FlushConsolidationHandler(
+                    FlushConsolidationHandler.DEFAULT_EXPLICIT_FLUSH_AFTER_FLUSHES, true));
         if (next != null) {
           next.afterChannelInitialized(channel);
         }
@@ -116,9 +118,11 @@ public final class LettuceTransport implements NodeTransport {
     try {
       redisUri = RedisURI.create(uri);
     } catch (RuntimeException e) {
-      throw new RedlockConfigException("node " + node.name()
-          + " is not accepted: it must be a URI such as redis://[user:password@]host[:port][/db]"
-          + " or rediss:// for TLS");
+      throw new RedlockConfigException(
+          "node "
+              + node.name()
+              + " is not accepted: it must be a URI such as redis://[user:password@]host[:port][/db]"
+              + " or rediss:// for TLS");
     }
     URI parsed = URI.create(uri);
     if (parsed.getUserInfo() == null && node.password() != null) {
@@ -131,21 +135,25 @@ public final class LettuceTransport implements NodeTransport {
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands get CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
     RedisClient client = RedisClient.create(resources);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(true)
-        // A lock request that waits for a reconnect is worse than a failed vote: by the time
-        // it runs, the attempt it belonged to was decided long ago.
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        // Never re-send a command after a reconnect: the algorithm decided without it long
-        // ago, and a lock or extension replayed after its release would leave a key behind.
-        .replayFilter(command -> true)
-        .timeoutOptions(TimeoutOptions.builder()
-            .timeoutSource(new CommandTimeouts(node.nodeTimeout())).build())
-        .socketOptions(SocketOptions.builder()
-            .connectTimeout(node.connectTimeout())
-            .tcpNoDelay(true)
-            .build())
-        .build());
+    client.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            // A lock request that waits for a reconnect is worse than a failed vote: by the time
+            // it runs, the attempt it belonged to was decided long ago.
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            // Never re-send a command after a reconnect: the algorithm decided without it long
+            // ago, and a lock or extension replayed after its release would leave a key behind.
+            .replayFilter(command -> true)
+            .timeoutOptions(
+                TimeoutOptions.builder()
+                    .timeoutSource(new CommandTimeouts(node.nodeTimeout()))
+                    .build())
+            .socketOptions(
+                SocketOptions.builder()
+                    .connectTimeout(node.connectTimeout())
+                    .tcpNoDelay(true)
+                    .build())
+            .build());
     LettuceNodeClient opened = new LettuceNodeClient(node.name(), client, redisUri, resources);
     opened.connect();
     return opened;

@@ -19,7 +19,10 @@ record Script(String name, String source, String sha1) {
    * Sets every key to ARGV[1] with a ttl of ARGV[2] ms, only if none exists. Used for
    * leases on several resources; a single resource uses plain {@code SET NX PX}.
    */
-  static final Script LOCK = of("lock", """
+  static final Script LOCK =
+      of(
+          "lock",
+          """
       for i = 1, #KEYS do
         if redis.call('exists', KEYS[i]) == 1 then
           return 0
@@ -32,7 +35,10 @@ record Script(String name, String source, String sha1) {
       """);
 
   /** Sets the ttl of every key to ARGV[2] ms, only if every key holds ARGV[1]. */
-  static final Script EXTEND = of("extend", """
+  static final Script EXTEND =
+      of(
+          "extend",
+          """
       for i = 1, #KEYS do
         if redis.call('get', KEYS[i]) ~= ARGV[1] then
           return 0
@@ -53,7 +59,10 @@ record Script(String name, String source, String sha1) {
    * nothing that may be a lock was found (and the marker was written, unless checking), else
    * what was found. Atomic: no lock can be taken between the look and the write.
    */
-  static final Script MARKER = of("marker", """
+  static final Script MARKER =
+      of(
+          "marker",
+          """
       if ARGV[1] ~= 'force' then
         local count = 0
         local example = nil
@@ -98,7 +107,10 @@ record Script(String name, String source, String sha1) {
    * The max-ttl register (see {@code io.redlock.FreshMarker#maxTtlKey}): raises the number at
    * KEYS[1] to ARGV[1] unless it is larger, and answers the number it holds then.
    */
-  static final Script RAISE_MAX_TTL = of("raise-max-ttl", """
+  static final Script RAISE_MAX_TTL =
+      of(
+          "raise-max-ttl",
+          """
       local held = tonumber(redis.call('get', KEYS[1]) or '0') or 0
       local mine = tonumber(ARGV[1])
       if mine > held then
@@ -109,7 +121,10 @@ record Script(String name, String source, String sha1) {
       """);
 
   /** Deletes each key that holds ARGV[1]; 1 if all of them did, else 0. */
-  static final Script UNLOCK = of("unlock", """
+  static final Script UNLOCK =
+      of(
+          "unlock",
+          """
       local deleted = 0
       for i = 1, #KEYS do
         if redis.call('get', KEYS[i]) == ARGV[1] then
@@ -124,8 +139,8 @@ record Script(String name, String source, String sha1) {
 
   static Script of(String name, String source) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-1")
-          .digest(source.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
       return new Script(name, source, HexFormat.of().formatHex(digest));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-1 is required of every Java platform", e);

@@ -55,7 +55,9 @@ class AclIT {
    */
   private static void awaitNodeHolding(int node, String key, String expected)
       throws InterruptedException {
-    Timing.await("node " + node + " to hold " + key, Duration.ofSeconds(5),
+    Timing.await(
+        "node " + node + " to hold " + key,
+        Duration.ofSeconds(5),
         () -> expected.equals(servers.command(node, "GET", key)));
   }
 
@@ -72,8 +74,8 @@ class AclIT {
 
   @Test
   void credentialsFromTheConfigurationAreUsed() throws Exception {
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
-        .username(USER).password(PASSWORD).build();
+    RedlockConfig config =
+        RedlockConfig.builder().nodes(servers.uris()).username(USER).password(PASSWORD).build();
     assertThat(config.toString()).doesNotContain(PASSWORD).contains("password=****");
     try (Redlock redlock = Redlock.create(config);
         Lease lease = redlock.acquire("acl:config", Duration.ofSeconds(10))) {
@@ -85,14 +87,30 @@ class AclIT {
    * The ACL of docs/production.md, section 1, word for word (the user name and
    * password aside): what the library needs, and nothing more.
    */
-  static final String[] LEAST_PRIVILEGE = {"resetkeys", "~*", "resetchannels", "-@all",
-      "+set", "+get", "+del", "+exists", "+pexpire", "+eval", "+evalsha", "+script|load",
-      "+info", "+time", "+hello", "+ping"};
+  static final String[] LEAST_PRIVILEGE = {
+    "resetkeys",
+    "~*",
+    "resetchannels",
+    "-@all",
+    "+set",
+    "+get",
+    "+del",
+    "+exists",
+    "+pexpire",
+    "+eval",
+    "+evalsha",
+    "+script|load",
+    "+info",
+    "+time",
+    "+hello",
+    "+ping"
+  };
 
   private static void createUser(String user, String password, String... rules) {
     for (int i = 0; i < servers.size(); i++) {
-      java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of(
-          "ACL", "SETUSER", user, "reset", "on", ">" + password));
+      java.util.List<String> args =
+          new java.util.ArrayList<>(
+              java.util.List.of("ACL", "SETUSER", user, "reset", "on", ">" + password));
       args.addAll(java.util.List.of(rules));
       servers.command(i, args.toArray(String[]::new));
     }
@@ -101,8 +119,12 @@ class AclIT {
   @Test
   void theLeastPrivilegesOfTheReadmeLockExtendAndReleaseWithTheGuardOn() throws Exception {
     createUser("least", "least-pw-1", LEAST_PRIVILEGE);
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
-        .username("least").password("least-pw-1").build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes(servers.uris())
+            .username("least")
+            .password("least-pw-1")
+            .build();
     assertThat(config.restartGuard()).isTrue();
     try (Redlock redlock = Redlock.create(config)) {
       try (Lease lease = redlock.acquire("acl:least", Duration.ofSeconds(10))) {
@@ -119,17 +141,27 @@ class AclIT {
   @Test
   void aNodeThatRefusesInfoIsNamedInTheErrorNotSilentlyHeldBack() {
     createUser("no-info", "no-info-pw-1", "resetkeys", "~*", "+@all", "-info");
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
-        .username("no-info").password("no-info-pw-1").retryCount(0).build();
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes(servers.uris())
+            .username("no-info")
+            .password("no-info-pw-1")
+            .retryCount(0)
+            .build();
     try (Redlock redlock = Redlock.create(config)) {
       assertThatThrownBy(() -> redlock.acquire("acl:no-info", Duration.ofSeconds(10)))
-          .isInstanceOfSatisfying(io.redlock.LockUnavailableException.class, e -> {
-            assertThat(e.lastOutcomes()).allSatisfy(outcome -> {
-              assertThat(outcome.vote()).isEqualTo(io.redlock.NodeOutcome.Vote.HELD_BACK);
-              assertThat(outcome.detail()).contains("refused").contains("NOPERM");
-            });
-            assertThat(e.getMessage()).contains("NOPERM").contains("INFO");
-          });
+          .isInstanceOfSatisfying(
+              io.redlock.LockUnavailableException.class,
+              e -> {
+                assertThat(e.lastOutcomes())
+                    .allSatisfy(
+                        outcome -> {
+                          assertThat(outcome.vote())
+                              .isEqualTo(io.redlock.NodeOutcome.Vote.HELD_BACK);
+                          assertThat(outcome.detail()).contains("refused").contains("NOPERM");
+                        });
+                assertThat(e.getMessage()).contains("NOPERM").contains("INFO");
+              });
     }
   }
 
@@ -142,16 +174,17 @@ class AclIT {
         // every node refuses; whichever answered first is named
         .satisfies(e -> assertThat(servers.uris()).anyMatch(e.getMessage()::contains))
         .hasMessageContaining("refused")
-        .satisfies(e -> {
-          assertThat(e.getMessage()).doesNotContain(wrong).doesNotContain(PASSWORD);
-          assertThat(String.valueOf(e.getCause())).doesNotContain(wrong);
-        });
+        .satisfies(
+            e -> {
+              assertThat(e.getMessage()).doesNotContain(wrong).doesNotContain(PASSWORD);
+              assertThat(String.valueOf(e.getCause())).doesNotContain(wrong);
+            });
   }
 
   @Test
   void noCredentialsAtAllIsRefusedToo() {
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
-        .connectTimeout(Duration.ofSeconds(5)).build();
+    RedlockConfig config =
+        RedlockConfig.builder().nodes(servers.uris()).connectTimeout(Duration.ofSeconds(5)).build();
     assertThatThrownBy(() -> Redlock.create(config))
         .isInstanceOf(RedlockConfigException.class)
         .satisfies(e -> assertThat(servers.uris()).anyMatch(e.getMessage()::contains));

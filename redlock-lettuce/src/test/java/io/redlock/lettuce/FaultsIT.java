@@ -32,9 +32,14 @@ class FaultsIT {
   void start() {
     // Declared fresh, as 'redlock init' does: the restart guard (on) counts them at once.
     servers = RedisServers.startFresh(5);
-    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris())
-        .retryCount(2).retryDelay(Duration.ofMillis(50)).retryJitter(Duration.ofMillis(20))
-        .build());
+    redlock =
+        Redlock.create(
+            RedlockConfig.builder()
+                .nodes(servers.uris())
+                .retryCount(2)
+                .retryDelay(Duration.ofMillis(50))
+                .retryJitter(Duration.ofMillis(20))
+                .build());
   }
 
   @AfterEach
@@ -79,18 +84,26 @@ class FaultsIT {
     String resource = resource();
     long start = System.nanoTime();
     assertThatThrownBy(() -> redlock.acquire(resource, TTL))
-        .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-          assertThat(e.attempts()).isEqualTo(3);
-          List<NodeOutcome> outcomes = e.lastOutcomes();
-          assertThat(outcomes.subList(0, 3)).extracting(NodeOutcome::vote)
-              // a killed node's lost connection makes the guard hold it back, unasked
-              .allMatch(vote -> vote == Vote.ERROR || vote == Vote.TIMEOUT
-                  || vote == Vote.PENDING || vote == Vote.HELD_BACK);
-          assertThat(outcomes.subList(3, 5)).extracting(NodeOutcome::vote)
-              .allMatch(vote -> vote == Vote.GRANTED || vote == Vote.PENDING);
-        });
-    System.out.printf("3 of 5 killed: 3 attempts failed in %d ms%n",
-        (System.nanoTime() - start) / 1_000_000);
+        .isInstanceOfSatisfying(
+            LockUnavailableException.class,
+            e -> {
+              assertThat(e.attempts()).isEqualTo(3);
+              List<NodeOutcome> outcomes = e.lastOutcomes();
+              assertThat(outcomes.subList(0, 3))
+                  .extracting(NodeOutcome::vote)
+                  // a killed node's lost connection makes the guard hold it back, unasked
+                  .allMatch(
+                      vote ->
+                          vote == Vote.ERROR
+                              || vote == Vote.TIMEOUT
+                              || vote == Vote.PENDING
+                              || vote == Vote.HELD_BACK);
+              assertThat(outcomes.subList(3, 5))
+                  .extracting(NodeOutcome::vote)
+                  .allMatch(vote -> vote == Vote.GRANTED || vote == Vote.PENDING);
+            });
+    System.out.printf(
+        "3 of 5 killed: 3 attempts failed in %d ms%n", (System.nanoTime() - start) / 1_000_000);
     assertThat(get(3, resource)).isNull();
     assertThat(get(4, resource)).isNull();
   }
@@ -111,12 +124,16 @@ class FaultsIT {
       // and on a loaded machine a healthy node may miss 50 ms too, but it never refuses.
       servers.pause(2);
       assertThatThrownBy(() -> redlock.acquire(resource, TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-            assertThat(e.lastOutcomes().subList(0, 3)).extracting(NodeOutcome::vote)
-                .containsOnly(Vote.TIMEOUT);
-            assertThat(e.lastOutcomes().subList(3, 5)).extracting(NodeOutcome::vote)
-                .isSubsetOf(Vote.GRANTED, Vote.TIMEOUT);
-          });
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e -> {
+                assertThat(e.lastOutcomes().subList(0, 3))
+                    .extracting(NodeOutcome::vote)
+                    .containsOnly(Vote.TIMEOUT);
+                assertThat(e.lastOutcomes().subList(3, 5))
+                    .extracting(NodeOutcome::vote)
+                    .isSubsetOf(Vote.GRANTED, Vote.TIMEOUT);
+              });
     } finally {
       servers.resume(0);
       servers.resume(1);
@@ -139,8 +156,11 @@ class FaultsIT {
     // operator would with 'redlock init', or the guard would hold every node back a maxTtl.
     servers.declareFresh();
     // Lettuce reconnects in the background; the retries absorb the wait.
-    Lease lease = Timing.awaitValue("a lease after the restarts", Duration.ofSeconds(10),
-        () -> redlock.tryAcquire(List.of(a, b), TTL));
+    Lease lease =
+        Timing.awaitValue(
+            "a lease after the restarts",
+            Duration.ofSeconds(10),
+            () -> redlock.tryAcquire(List.of(a, b), TTL));
     assertThat(lease.extend(Duration.ofSeconds(40))).isTrue();
     lease.release();
     for (int i = 0; i < 5; i++) {
@@ -152,7 +172,7 @@ class FaultsIT {
   private void awaitNoKey(int node, String key) throws InterruptedException {
     // A resumed process answers the backlog in its own time; far less than the 30 s ttl that
     // would otherwise remove the key, so a key still there after 5 s is a real leftover.
-    Timing.await(key + " to go from node " + node, Duration.ofSeconds(5),
-        () -> get(node, key) == null);
+    Timing.await(
+        key + " to go from node " + node, Duration.ofSeconds(5), () -> get(node, key) == null);
   }
 }

@@ -43,15 +43,18 @@ class FlushConsolidationTest {
     // Three requests, each written and flushed, in one turn of the event loop: as when
     // several callers' requests wait in its queue. (EmbeddedChannel runs the loop's pending
     // tasks only when the outermost channel operation returns.)
-    channel.pipeline().addLast(new ChannelOutboundHandlerAdapter() {
-      @Override
-      public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        promise.setSuccess();
-        for (int i = 0; i < 3; i++) {
-          ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {(byte) i}));
-        }
-      }
-    });
+    channel
+        .pipeline()
+        .addLast(
+            new ChannelOutboundHandlerAdapter() {
+              @Override
+              public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+                promise.setSuccess();
+                for (int i = 0; i < 3; i++) {
+                  ctx.writeAndFlush(Unpooled.wrappedBuffer(new byte[] {(byte) i}));
+                }
+              }
+            });
 
     channel.writeAndFlush("three requests");
 
@@ -76,12 +79,13 @@ class FlushConsolidationTest {
   @Test
   void runsTheCustomizerItWraps() {
     List<Channel> seen = new ArrayList<>();
-    NettyCustomizer next = new NettyCustomizer() {
-      @Override
-      public void afterChannelInitialized(Channel channel) {
-        seen.add(channel);
-      }
-    };
+    NettyCustomizer next =
+        new NettyCustomizer() {
+          @Override
+          public void afterChannelInitialized(Channel channel) {
+            seen.add(channel);
+          }
+        };
     EmbeddedChannel channel = new EmbeddedChannel();
     LettuceTransport.consolidatingFlushes(next).afterChannelInitialized(channel);
 

@@ -43,8 +43,11 @@ class HostileNodesIT {
   }
 
   private static RedlockConfig.Builder config(List<String> nodes) {
-    return RedlockConfig.builder().nodes(nodes).retryCount(1)
-        .retryDelay(Duration.ofMillis(20)).retryJitter(Duration.ofMillis(10))
+    return RedlockConfig.builder()
+        .nodes(nodes)
+        .retryCount(1)
+        .retryDelay(Duration.ofMillis(20))
+        .retryJitter(Duration.ofMillis(10))
         .connectTimeout(Duration.ofMillis(500));
   }
 
@@ -64,9 +67,11 @@ class HostileNodesIT {
         servers.command(i, "SET", resource, "another-client", "PX", "10000");
       }
       assertThatThrownBy(() -> redlock.acquire(resource, TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e ->
-              assertThat(e.lastOutcomes().get(2).vote())
-                  .isIn(Vote.ERROR, Vote.TIMEOUT, Vote.PENDING, Vote.HELD_BACK));
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e ->
+                  assertThat(e.lastOutcomes().get(2).vote())
+                      .isIn(Vote.ERROR, Vote.TIMEOUT, Vote.PENDING, Vote.HELD_BACK));
       for (int i = 0; i < 2; i++) {
         servers.command(i, "DEL", resource);
       }
@@ -84,8 +89,8 @@ class HostileNodesIT {
 
   @Test
   void aServerThatAnswersGarbage() throws Exception {
-    try (ScriptedServer http = ScriptedServer.garbage(
-        "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")) {
+    try (ScriptedServer http =
+        ScriptedServer.garbage("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")) {
       assertTheHealthyMajorityLocksAround(http.uri());
     }
   }
@@ -99,11 +104,14 @@ class HostileNodesIT {
 
   @Test
   void aServerThatIsStillLoadingItsDataset() throws Exception {
-    try (ScriptedServer loading = ScriptedServer.scripted(command -> switch (command.get(0)) {
-      case "HELLO" -> "-ERR unknown command 'HELLO'\r\n";
-      case "PING" -> "+PONG\r\n";
-      default -> "-LOADING Redis is loading the dataset in memory\r\n";
-    })) {
+    try (ScriptedServer loading =
+        ScriptedServer.scripted(
+            command ->
+                switch (command.get(0)) {
+                  case "HELLO" -> "-ERR unknown command 'HELLO'\r\n";
+                  case "PING" -> "+PONG\r\n";
+                  default -> "-LOADING Redis is loading the dataset in memory\r\n";
+                })) {
       assertTheHealthyMajorityLocksAround(loading.uri());
     }
   }
@@ -117,15 +125,19 @@ class HostileNodesIT {
     }
     try (Redlock redlock = Redlock.create(config(servers.uris()).build())) {
       assertThatThrownBy(() -> redlock.acquire(resource, TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-            // decided after two refusals: the third may not have answered by then
-            assertThat(e.lastOutcomes()).filteredOn(o -> o.vote() != Vote.PENDING)
-                .hasSizeGreaterThanOrEqualTo(2)
-                .allSatisfy(outcome -> {
-                  assertThat(outcome.vote()).isEqualTo(Vote.ERROR);
-                  assertThat(outcome.detail()).contains("OOM");
-                });
-          });
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e -> {
+                // decided after two refusals: the third may not have answered by then
+                assertThat(e.lastOutcomes())
+                    .filteredOn(o -> o.vote() != Vote.PENDING)
+                    .hasSizeGreaterThanOrEqualTo(2)
+                    .allSatisfy(
+                        outcome -> {
+                          assertThat(outcome.vote()).isEqualTo(Vote.ERROR);
+                          assertThat(outcome.detail()).contains("OOM");
+                        });
+              });
     } finally {
       for (int i = 0; i < 3; i++) {
         servers.command(i, "CONFIG", "SET", "maxmemory", "0");
@@ -185,23 +197,29 @@ class HostileNodesIT {
 
   @Test
   void resourceNamesMayBeAnyTextUpToTheLimit() throws Exception {
-    List<String> names = new ArrayList<>(List.of("ключ:鍵:🔒", "nul\u0000byte", "tab\tand\nnewline",
-        "x".repeat(1024)));
+    List<String> names =
+        new ArrayList<>(
+            List.of("ключ:鍵:🔒", "nul\u0000byte", "tab\tand\nnewline", "x".repeat(1024)));
     try (Redlock redlock = Redlock.create(config(servers.uris()).build())) {
       for (String name : names) {
         try (Lease lease = redlock.acquire(name, TTL)) {
           assertThat(servers.command(0, "GET", name)).isEqualTo(lease.token());
         }
         // release() returns once a majority freed it; node 0 may be the one answering last
-        Timing.await("node 0 to free the name", Duration.ofSeconds(5),
+        Timing.await(
+            "node 0 to free the name",
+            Duration.ofSeconds(5),
             () -> servers.command(0, "GET", name) == null);
       }
       assertThatThrownBy(() -> redlock.acquire("", TTL))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("empty");
       assertThatThrownBy(() -> redlock.acquire("x".repeat(1025), TTL))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1024");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("1024");
       assertThatThrownBy(() -> redlock.acquire("é".repeat(513), TTL))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1026 bytes");
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("1026 bytes");
     }
   }
 
@@ -218,10 +236,17 @@ class HostileNodesIT {
         Optional<Lease> lease = redlock.tryAcquire("nowhere", TTL);
         assertThat(lease).isEmpty();
         assertThatThrownBy(() -> redlock.acquire("nowhere", TTL))
-            .isInstanceOfSatisfying(LockUnavailableException.class, e ->
-                assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
-                    .allMatch(vote -> vote == Vote.ERROR || vote == Vote.TIMEOUT
-                        || vote == Vote.PENDING || vote == Vote.HELD_BACK));
+            .isInstanceOfSatisfying(
+                LockUnavailableException.class,
+                e ->
+                    assertThat(e.lastOutcomes())
+                        .extracting(NodeOutcome::vote)
+                        .allMatch(
+                            vote ->
+                                vote == Vote.ERROR
+                                    || vote == Vote.TIMEOUT
+                                    || vote == Vote.PENDING
+                                    || vote == Vote.HELD_BACK));
       }
     }
   }

@@ -1,9 +1,9 @@
 package io.redlock.lettuce;
 
 import io.redlock.RedlockConfig;
-import io.redlock.spi.contract.NodeClientContract;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
+import io.redlock.spi.contract.NodeClientContract;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -20,8 +20,8 @@ class LettuceNodeContractIT extends NodeClientContract {
   static void start() throws Exception {
     servers = RedisServers.start(1);
     transport = new LettuceTransport();
-    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris())
-        .nodeTimeout(Duration.ofSeconds(2)).build();
+    RedlockConfig config =
+        RedlockConfig.builder().nodes(servers.uris()).nodeTimeout(Duration.ofSeconds(2)).build();
     node = transport.open(NodeSettings.of(servers.uri(0), config));
     node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }

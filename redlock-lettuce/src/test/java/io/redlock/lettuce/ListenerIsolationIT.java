@@ -24,33 +24,42 @@ class ListenerIsolationIT {
   void locksGoOnWhileAListenerIsBlockedAndAnotherThrows() throws Exception {
     CountDownLatch unblock = new CountDownLatch(1);
     AtomicInteger votesSeen = new AtomicInteger();
-    RedlockListener blocking = new RedlockListener() {
-      @Override
-      public void nodeVoted(RedlockEvent.NodeVote event) {
-        votesSeen.incrementAndGet();
-        try {
-          unblock.await(); // as a listener stuck on a dead metrics backend would
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    };
-    RedlockListener throwing = new RedlockListener() {
-      @Override
-      public void acquireStarted(RedlockEvent.AcquireStarted event) {
-        throw new IllegalStateException("a broken listener");
-      }
-    };
+    RedlockListener blocking =
+        new RedlockListener() {
+          @Override
+          public void nodeVoted(RedlockEvent.NodeVote event) {
+            votesSeen.incrementAndGet();
+            try {
+              unblock.await(); // as a listener stuck on a dead metrics backend would
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        };
+    RedlockListener throwing =
+        new RedlockListener() {
+          @Override
+          public void acquireStarted(RedlockEvent.AcquireStarted event) {
+            throw new IllegalStateException("a broken listener");
+          }
+        };
     AtomicInteger releasesHeard = new AtomicInteger();
-    RedlockListener counting = new RedlockListener() {
-      @Override
-      public void released(RedlockEvent.Release event) {
-        releasesHeard.incrementAndGet();
-      }
-    };
+    RedlockListener counting =
+        new RedlockListener() {
+          @Override
+          public void released(RedlockEvent.Release event) {
+            releasesHeard.incrementAndGet();
+          }
+        };
     try (RedisServers servers = RedisServers.startFresh(5);
-        Redlock redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris())
-            .listener(blocking).listener(throwing).listener(counting).build())) {
+        Redlock redlock =
+            Redlock.create(
+                RedlockConfig.builder()
+                    .nodes(servers.uris())
+                    .listener(blocking)
+                    .listener(throwing)
+                    .listener(counting)
+                    .build())) {
       for (int i = 0; i < 50; i++) {
         try (Lease lease = redlock.acquire("isolated:" + i, Duration.ofSeconds(10))) {
           assertThat(lease.isValid()).isTrue();
@@ -58,8 +67,7 @@ class ListenerIsolationIT {
       }
       assertThat(votesSeen.get()).isEqualTo(1); // the listener thread is still stuck there
       // and the other listeners, each on its own thread, hear every event meanwhile
-      Timing.await("the counting listener to hear every release",
-          () -> releasesHeard.get() == 50);
+      Timing.await("the counting listener to hear every release", () -> releasesHeard.get() == 50);
       unblock.countDown();
     }
   }

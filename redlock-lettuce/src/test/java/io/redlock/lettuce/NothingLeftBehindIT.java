@@ -87,7 +87,8 @@ class NothingLeftBehindIT {
     try {
       extension.get(10, TimeUnit.SECONDS);
     } catch (ExecutionException expected) {
-      assertThat(expected.getCause()).isInstanceOf(IllegalStateException.class)
+      assertThat(expected.getCause())
+          .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("released");
     }
     assertThat(extension).isCompletedExceptionally();

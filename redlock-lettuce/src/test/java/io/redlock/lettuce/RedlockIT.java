@@ -61,9 +61,10 @@ class RedlockIT {
   }
 
   /** Waits until every node holds {@code value} under {@code key}: the last SETs land late. */
-  private static void awaitEveryNodeHolding(String key, String value)
-      throws InterruptedException {
-    Timing.await("every node to hold " + key, Duration.ofSeconds(5),
+  private static void awaitEveryNodeHolding(String key, String value) throws InterruptedException {
+    Timing.await(
+        "every node to hold " + key,
+        Duration.ofSeconds(5),
         () -> servers.holding(key, value) == servers.size());
   }
 
@@ -88,37 +89,45 @@ class RedlockIT {
   @Test
   void twoClientsWithEightThreadsEachNeverOverlap() throws Exception {
     String resource = resource();
-    RedlockConfig fast = config().ttl(Duration.ofSeconds(5)).retryCount(100_000)
-        .maxWait(Duration.ofMinutes(2)).retryDelay(Duration.ofMillis(2))
-        .retryJitter(Duration.ofMillis(2)).build();
+    RedlockConfig fast =
+        config()
+            .ttl(Duration.ofSeconds(5))
+            .retryCount(100_000)
+            .maxWait(Duration.ofMinutes(2))
+            .retryDelay(Duration.ofMillis(2))
+            .retryJitter(Duration.ofMillis(2))
+            .build();
     int total = 10_000;
     AtomicInteger remaining = new AtomicInteger(total);
     AtomicInteger inside = new AtomicInteger();
     AtomicInteger overlaps = new AtomicInteger();
     AtomicInteger invalidUses = new AtomicInteger();
     AtomicLong acquired = new AtomicLong();
-    try (Redlock first = Redlock.create(fast); Redlock second = Redlock.create(fast)) {
+    try (Redlock first = Redlock.create(fast);
+        Redlock second = Redlock.create(fast)) {
       ExecutorService pool = Executors.newFixedThreadPool(16);
       CountDownLatch startGate = new CountDownLatch(1);
       List<Future<?>> workers = new ArrayList<>();
       for (int t = 0; t < 16; t++) {
         Redlock client = t % 2 == 0 ? first : second;
-        workers.add(pool.submit(() -> {
-          startGate.await();
-          while (remaining.getAndDecrement() > 0) {
-            try (Lease lease = client.acquire(resource, Duration.ofSeconds(5))) {
-              if (inside.incrementAndGet() != 1) {
-                overlaps.incrementAndGet();
-              }
-              if (!lease.isValid()) {
-                invalidUses.incrementAndGet();
-              }
-              acquired.incrementAndGet();
-              inside.decrementAndGet();
-            }
-          }
-          return null;
-        }));
+        workers.add(
+            pool.submit(
+                () -> {
+                  startGate.await();
+                  while (remaining.getAndDecrement() > 0) {
+                    try (Lease lease = client.acquire(resource, Duration.ofSeconds(5))) {
+                      if (inside.incrementAndGet() != 1) {
+                        overlaps.incrementAndGet();
+                      }
+                      if (!lease.isValid()) {
+                        invalidUses.incrementAndGet();
+                      }
+                      acquired.incrementAndGet();
+                      inside.decrementAndGet();
+                    }
+                  }
+                  return null;
+                }));
       }
       startGate.countDown();
       for (Future<?> worker : workers) {
@@ -177,20 +186,23 @@ class RedlockIT {
     Duration ttl = Duration.ofSeconds(1);
     AtomicInteger checks = new AtomicInteger();
     try (Redlock rival = Redlock.create(config().retryCount(0).build())) {
-      redlock.withLock(resource, ttl, lease -> {
-        long end = System.nanoTime() + ttl.multipliedBy(3).toNanos();
-        while (System.nanoTime() - end < 0) {
-          lease.ensureValid();
-          try {
-            assertThat(rival.tryAcquire(resource, ttl)).isEmpty();
-            Thread.sleep(50);
-          } catch (InterruptedException e) {
-            throw new AssertionError(e);
-          }
-          checks.incrementAndGet();
-        }
-        assertThat(lease.isValid()).isTrue();
-      });
+      redlock.withLock(
+          resource,
+          ttl,
+          lease -> {
+            long end = System.nanoTime() + ttl.multipliedBy(3).toNanos();
+            while (System.nanoTime() - end < 0) {
+              lease.ensureValid();
+              try {
+                assertThat(rival.tryAcquire(resource, ttl)).isEmpty();
+                Thread.sleep(50);
+              } catch (InterruptedException e) {
+                throw new AssertionError(e);
+              }
+              checks.incrementAndGet();
+            }
+            assertThat(lease.isValid()).isTrue();
+          });
     }
     assertThat(checks.get()).isGreaterThan(5);
     awaitNoneHold(resource); // release() returns once a majority freed it
@@ -205,14 +217,18 @@ class RedlockIT {
     assertThat(redlock.tryAcquire(resource, Duration.ofSeconds(5))).isEmpty();
     try (Redlock patient = Redlock.create(config().retryCount(2).build())) {
       assertThatThrownBy(() -> patient.acquire(resource, Duration.ofSeconds(5)))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-            assertThat(e.attempts()).isEqualTo(3);
-            // decided as soon as three TAKEN answers came: nodes 3 and 4 may not have answered
-            assertThat(e.lastOutcomes()).extracting(NodeOutcome::vote)
-                .startsWith(Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
-            assertThat(e.lastOutcomes().subList(3, 5)).extracting(NodeOutcome::vote)
-                .allMatch(vote -> vote == Vote.GRANTED || vote == Vote.PENDING);
-          });
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e -> {
+                assertThat(e.attempts()).isEqualTo(3);
+                // decided as soon as three TAKEN answers came: nodes 3 and 4 may not have answered
+                assertThat(e.lastOutcomes())
+                    .extracting(NodeOutcome::vote)
+                    .startsWith(Vote.TAKEN, Vote.TAKEN, Vote.TAKEN);
+                assertThat(e.lastOutcomes().subList(3, 5))
+                    .extracting(NodeOutcome::vote)
+                    .allMatch(vote -> vote == Vote.GRANTED || vote == Vote.PENDING);
+              });
     }
     assertThat(servers.holding(resource, "another-client")).isEqualTo(3);
     assertThat(servers.holding(resource)).isEqualTo(3); // our grants on nodes 3 and 4 were undone
@@ -248,13 +264,14 @@ class RedlockIT {
     String resource = resource();
     Lease lease = redlock.acquire(resource, Duration.ofMillis(300));
     CompletableFuture<Lease> fromListener = new CompletableFuture<>();
-    lease.onLost(lost -> {
-      try {
-        fromListener.complete(redlock.acquire(resource, Duration.ofSeconds(5)));
-      } catch (Throwable t) {
-        fromListener.completeExceptionally(t);
-      }
-    });
+    lease.onLost(
+        lost -> {
+          try {
+            fromListener.complete(redlock.acquire(resource, Duration.ofSeconds(5)));
+          } catch (Throwable t) {
+            fromListener.completeExceptionally(t);
+          }
+        });
     // nobody looks at the lease: its watch finds the deadline passed and tells the listener,
     // which blocks in acquire(), which needs the library's timer and transport threads
     try (Lease again = fromListener.get(20, TimeUnit.SECONDS)) {
@@ -266,15 +283,18 @@ class RedlockIT {
   @Test
   void callbacksOnAsyncAcquisitionsMayBlock() throws Exception {
     String resource = resource();
-    Boolean extended = redlock.acquireAsync(resource, Duration.ofSeconds(5))
-        .thenApply(lease -> {
-          try (lease) {
-            return lease.extend(Duration.ofSeconds(10)); // blocking, inside a callback
-          } catch (InterruptedException e) {
-            throw new AssertionError(e);
-          }
-        })
-        .get(20, TimeUnit.SECONDS);
+    Boolean extended =
+        redlock
+            .acquireAsync(resource, Duration.ofSeconds(5))
+            .thenApply(
+                lease -> {
+                  try (lease) {
+                    return lease.extend(Duration.ofSeconds(10)); // blocking, inside a callback
+                  } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                  }
+                })
+            .get(20, TimeUnit.SECONDS);
     assertThat(extended).isTrue();
     awaitNoneHold(resource); // release() returns once a majority freed it
   }

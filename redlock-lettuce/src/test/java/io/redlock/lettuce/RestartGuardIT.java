@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class RestartGuardIT {
   private static final Duration TTL = Duration.ofSeconds(1);
+
   /** The guard's window: longer than a reconnect and a probe take, short enough to wait out. */
   private static final Duration MAX_TTL = Duration.ofSeconds(3);
 
@@ -54,8 +55,8 @@ class RestartGuardIT {
 
   private static Lease acquireEventually(Redlock redlock, String resource, Duration ttl)
       throws InterruptedException {
-    return Timing.awaitValue("a lease on " + resource, Duration.ofSeconds(20),
-        () -> redlock.tryAcquire(resource, ttl));
+    return Timing.awaitValue(
+        "a lease on " + resource, Duration.ofSeconds(20), () -> redlock.tryAcquire(resource, ttl));
   }
 
   @Test
@@ -64,11 +65,15 @@ class RestartGuardIT {
     try (Redlock redlock = Redlock.create(config().build())) {
       // the servers started within the last second: every node is held back at first
       assertThatThrownBy(() -> redlock.acquire("fresh", TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-            assertThat(e.lastOutcomes()).allSatisfy(outcome ->
-                assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK));
-            assertThat(e.getMessage()).contains("redlock init").contains("count for a majority");
-          });
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e -> {
+                assertThat(e.lastOutcomes())
+                    .allSatisfy(outcome -> assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK));
+                assertThat(e.getMessage())
+                    .contains("redlock init")
+                    .contains("count for a majority");
+              });
       acquireEventually(redlock, "fresh").release();
     }
   }
@@ -127,10 +132,12 @@ class RestartGuardIT {
         Thread.sleep(200);
       }
       assertThatThrownBy(() -> shorter.acquire("register", TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-            assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
-            assertThat(e.lastOutcomes().get(0).detail()).contains("of 20.2");
-          });
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e -> {
+                assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+                assertThat(e.lastOutcomes().get(0).detail()).contains("of 20.2");
+              });
     }
   }
 
@@ -144,25 +151,31 @@ class RestartGuardIT {
       assertThat(servers.command(0, "GET", FreshMarker.key(""))).isNull();
       // node 0 and node 2 would make a majority, but node 0 may have forgotten a lock
       assertThatThrownBy(() -> redlock.acquire("after-restart", TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e -> {
-            assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
-            assertThat(e.lastOutcomes().get(1).vote())
-                .isIn(Vote.ERROR, Vote.TIMEOUT, Vote.HELD_BACK);
-          });
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e -> {
+                assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+                assertThat(e.lastOutcomes().get(1).vote())
+                    .isIn(Vote.ERROR, Vote.TIMEOUT, Vote.HELD_BACK);
+              });
       assertThat(servers.command(0, "GET", "after-restart")).isNull();
       // Once reconnected and probed, its vote says how long it has been up, until it counts.
       AtomicBoolean sawItHeldBackWhileUp = new AtomicBoolean();
-      Lease lease = Timing.awaitValue("node 0 to count again", Duration.ofSeconds(20), () -> {
-        try {
-          return Optional.of(redlock.acquire("after-restart", TTL));
-        } catch (LockUnavailableException e) {
-          if (e.lastOutcomes().get(0).vote() == Vote.HELD_BACK
-              && e.lastOutcomes().get(0).detail().contains("up for")) {
-            sawItHeldBackWhileUp.set(true);
-          }
-          return Optional.empty();
-        }
-      });
+      Lease lease =
+          Timing.awaitValue(
+              "node 0 to count again",
+              Duration.ofSeconds(20),
+              () -> {
+                try {
+                  return Optional.of(redlock.acquire("after-restart", TTL));
+                } catch (LockUnavailableException e) {
+                  if (e.lastOutcomes().get(0).vote() == Vote.HELD_BACK
+                      && e.lastOutcomes().get(0).detail().contains("up for")) {
+                    sawItHeldBackWhileUp.set(true);
+                  }
+                  return Optional.empty();
+                }
+              });
       assertThat(sawItHeldBackWhileUp).isTrue();
       try (Lease held = lease) {
         assertThat(servers.command(0, "GET", "after-restart")).isEqualTo(held.token());
@@ -180,14 +193,16 @@ class RestartGuardIT {
       servers.kill(0); // SIGKILL: only what reached the AOF survives
       servers.restart(0);
       servers.kill(1);
-      assertThat(servers.command(0, "GET", "persisted")).as("loaded from the AOF")
+      assertThat(servers.command(0, "GET", "persisted"))
+          .as("loaded from the AOF")
           .isEqualTo(held.token());
       // node 0 is a new process that loaded every write: once reconnected and probed, it
       // counts, well before the 60 s window
       Lease other = acquireEventually(redlock, "other");
       assertThat(servers.command(0, "GET", "other")).isEqualTo(other.token());
       other.release();
-      assertThat(redlock.tryAcquire("persisted", TTL)).as("the lease it kept still excludes")
+      assertThat(redlock.tryAcquire("persisted", TTL))
+          .as("the lease it kept still excludes")
           .isEmpty();
     }
   }
@@ -209,8 +224,9 @@ class RestartGuardIT {
         Thread.sleep(200);
       }
       assertThatThrownBy(() -> redlock.acquire("runtime-aof", TTL))
-          .isInstanceOfSatisfying(LockUnavailableException.class, e ->
-              assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK));
+          .isInstanceOfSatisfying(
+              LockUnavailableException.class,
+              e -> assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK));
     }
   }
 
@@ -230,8 +246,8 @@ class RestartGuardIT {
   @Test
   void twoUrisThatReachOneServerAreRefused() {
     servers = RedisServers.start(3);
-    List<String> nodes = List.of(servers.uri(0), servers.uri(1),
-        "redis://localhost:" + servers.port(0));
+    List<String> nodes =
+        List.of(servers.uri(0), servers.uri(1), "redis://localhost:" + servers.port(0));
     assertThatThrownBy(() -> Redlock.create(RedlockConfig.builder().nodes(nodes).build()))
         .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("same server")

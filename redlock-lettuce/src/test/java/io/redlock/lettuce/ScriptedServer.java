@@ -29,41 +29,47 @@ final class ScriptedServer implements AutoCloseable {
   private ScriptedServer(Handler handler) throws IOException {
     socket = new ServerSocket();
     socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-    acceptor = new Thread(() -> {
-      while (!socket.isClosed()) {
-        try {
-          Socket client = socket.accept();
-          clients.add(client);
-          Thread serving = new Thread(() -> serve(handler, client), "scripted-server-client");
-          serving.setDaemon(true);
-          serving.start();
-        } catch (IOException e) {
-          return; // closed
-        }
-      }
-    }, "scripted-server");
+    acceptor =
+        new Thread(
+            () -> {
+              while (!socket.isClosed()) {
+                try {
+                  Socket client = socket.accept();
+                  clients.add(client);
+                  Thread serving =
+                      new Thread(() -> serve(handler, client), "scripted-server-client");
+                  serving.setDaemon(true);
+                  serving.start();
+                } catch (IOException e) {
+                  return; // closed
+                }
+              }
+            },
+            "scripted-server");
     acceptor.setDaemon(true);
     acceptor.start();
   }
 
   /** Writes {@code text} to every connection as soon as it opens, then reads and ignores. */
   static ScriptedServer garbage(String text) throws IOException {
-    return new ScriptedServer((in, out) -> {
-      out.write(text.getBytes(StandardCharsets.UTF_8));
-      out.flush();
-      while (in.read() >= 0) {
-        // keep the connection open, say nothing sensible
-      }
-    });
+    return new ScriptedServer(
+        (in, out) -> {
+          out.write(text.getBytes(StandardCharsets.UTF_8));
+          out.flush();
+          while (in.read() >= 0) {
+            // keep the connection open, say nothing sensible
+          }
+        });
   }
 
   /** Accepts connections and reads from them, never writing a byte. */
   static ScriptedServer silent() throws IOException {
-    return new ScriptedServer((in, out) -> {
-      while (in.read() >= 0) {
-        // swallow
-      }
-    });
+    return new ScriptedServer(
+        (in, out) -> {
+          while (in.read() >= 0) {
+            // swallow
+          }
+        });
   }
 
   /**
@@ -71,16 +77,17 @@ final class ScriptedServer implements AutoCloseable {
    * (upper-cased command name first).
    */
   static ScriptedServer scripted(Function<List<String>, String> script) throws IOException {
-    return new ScriptedServer((in, out) -> {
-      while (true) {
-        List<String> command = readCommand(in);
-        if (command == null) {
-          return;
-        }
-        out.write(script.apply(command).getBytes(StandardCharsets.UTF_8));
-        out.flush();
-      }
-    });
+    return new ScriptedServer(
+        (in, out) -> {
+          while (true) {
+            List<String> command = readCommand(in);
+            if (command == null) {
+              return;
+            }
+            out.write(script.apply(command).getBytes(StandardCharsets.UTF_8));
+            out.flush();
+          }
+        });
   }
 
   String uri() {

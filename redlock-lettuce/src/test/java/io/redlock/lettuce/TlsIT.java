@@ -45,8 +45,7 @@ class TlsIT {
   }
 
   private static RedlockConfig config() {
-    return RedlockConfig.builder().nodes(tlsUris())
-        .connectTimeout(Duration.ofSeconds(5)).build();
+    return RedlockConfig.builder().nodes(tlsUris()).connectTimeout(Duration.ofSeconds(5)).build();
   }
 
   @Test

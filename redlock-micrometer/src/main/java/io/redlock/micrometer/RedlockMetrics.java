@@ -95,6 +95,7 @@ public final class RedlockMetrics implements RedlockListener {
   private final Map<String, Counter> voteCounters = new ConcurrentHashMap<>();
   private final Map<Lease, LongTaskTimer.Sample> held = new ConcurrentHashMap<>();
   private final Map<Long, Observation> acquiring = new ConcurrentHashMap<>();
+
   /** The indices of the nodes held back now; the gauge reads its size. */
   private final Set<Integer> heldBack = ConcurrentHashMap.newKeySet();
 
@@ -117,7 +118,8 @@ public final class RedlockMetrics implements RedlockListener {
     heldTimer = heldTimer(Tags.empty());
     Gauge.builder("redlock.nodes.held.back", heldBack, Set::size)
         .description("Nodes the restart guard holds back now: their votes do not count")
-        .tags(tags).register(registry);
+        .tags(tags)
+        .register(registry);
   }
 
   /** A builder for metrics registered in {@code registry}. */
@@ -130,9 +132,10 @@ public final class RedlockMetrics implements RedlockListener {
     if (observations.isNoop()) {
       return;
     }
-    Observation observation = Observation.createNotStarted("redlock.acquisition", observations)
-        .contextualName("redlock acquire")
-        .lowCardinalityKeyValue("ttl.ms", Long.toString(event.ttl().toMillis()));
+    Observation observation =
+        Observation.createNotStarted("redlock.acquisition", observations)
+            .contextualName("redlock acquire")
+            .lowCardinalityKeyValue("ttl.ms", Long.toString(event.ttl().toMillis()));
     if (resourceTags) {
       observation.highCardinalityKeyValue("resource", String.join(",", event.resources()));
     }
@@ -221,44 +224,63 @@ public final class RedlockMetrics implements RedlockListener {
   private Timer acquireTimer(AcquireOutcome outcome, Tags extra) {
     return Timer.builder("redlock.acquire")
         .description("Acquisitions, from the first attempt to the outcome")
-        .tags(tags).tags(extra).tag("outcome", lower(outcome)).register(registry);
+        .tags(tags)
+        .tags(extra)
+        .tag("outcome", lower(outcome))
+        .register(registry);
   }
 
   private DistributionSummary attemptSummary(AcquireOutcome outcome, Tags extra) {
     return DistributionSummary.builder("redlock.acquire.attempts")
         .description("Attempts per acquisition")
-        .tags(tags).tags(extra).tag("outcome", lower(outcome)).register(registry);
+        .tags(tags)
+        .tags(extra)
+        .tag("outcome", lower(outcome))
+        .register(registry);
   }
 
   private Timer extendTimer(ExtendOutcome outcome, Tags extra) {
     return Timer.builder("redlock.lease.extend")
         .description("Extensions, manual or automatic, from the request to the outcome")
-        .tags(tags).tags(extra).tag("outcome", lower(outcome)).register(registry);
+        .tags(tags)
+        .tags(extra)
+        .tag("outcome", lower(outcome))
+        .register(registry);
   }
 
   private Counter lostCounter(LossCause cause, Tags extra) {
     return Counter.builder("redlock.lease.lost")
         .description("Leases lost while held, by cause")
-        .tags(tags).tags(extra).tag("cause", lower(cause)).register(registry);
+        .tags(tags)
+        .tags(extra)
+        .tag("cause", lower(cause))
+        .register(registry);
   }
 
   private Timer releaseTimer(Tags extra) {
     return Timer.builder("redlock.release")
         .description("Releases, from the request to the last node's answer or timeout")
-        .tags(tags).tags(extra).register(registry);
+        .tags(tags)
+        .tags(extra)
+        .register(registry);
   }
 
   private LongTaskTimer heldTimer(Tags extra) {
     return LongTaskTimer.builder("redlock.lease.held")
         .description("Leases held now, from acquisition to release or loss")
-        .tags(tags).tags(extra).register(registry);
+        .tags(tags)
+        .tags(extra)
+        .register(registry);
   }
 
   private Counter voteCounter(NodeOutcome outcome, Operation operation) {
     return Counter.builder("redlock.node.votes")
         .description("Each node's vote in each acquisition attempt and extension")
-        .tags(tags).tag("node", outcome.node()).tag("operation", lower(operation))
-        .tag("outcome", lower(outcome.vote())).register(registry);
+        .tags(tags)
+        .tag("node", outcome.node())
+        .tag("operation", lower(operation))
+        .tag("outcome", lower(outcome.vote()))
+        .register(registry);
   }
 
   private static String lower(Enum<?> value) {

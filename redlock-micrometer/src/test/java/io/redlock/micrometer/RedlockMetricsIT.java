@@ -47,21 +47,31 @@ class RedlockMetricsIT {
     servers = RedisServers.startFresh(5);
     registry = new SimpleMeterRegistry();
     ObservationRegistry observations = ObservationRegistry.create();
-    observations.observationConfig().observationHandler(new ObservationHandler<>() {
-      @Override
-      public boolean supportsContext(Observation.Context context) {
-        return true;
-      }
+    observations
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
 
-      @Override
-      public void onStop(Observation.Context context) {
-        observed.add(context);
-      }
-    });
+              @Override
+              public void onStop(Observation.Context context) {
+                observed.add(context);
+              }
+            });
     RedlockMetrics metrics =
         RedlockMetrics.builder(registry).observationRegistry(observations).build();
-    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).ttl(TTL).maxTtl(TTL)
-        .retryCount(2).listener(metrics).build());
+    redlock =
+        Redlock.create(
+            RedlockConfig.builder()
+                .nodes(servers.uris())
+                .ttl(TTL)
+                .maxTtl(TTL)
+                .retryCount(2)
+                .listener(metrics)
+                .build());
   }
 
   @AfterAll
@@ -80,8 +90,8 @@ class RedlockMetricsIT {
 
   /** Tries again and again until a lease is granted (the guard may hold nodes back). */
   private static Lease acquireEventually(String resource) throws InterruptedException {
-    return Timing.awaitValue("a lease on " + resource, WAIT,
-        () -> redlock.tryAcquire(resource, TTL));
+    return Timing.awaitValue(
+        "a lease on " + resource, WAIT, () -> redlock.tryAcquire(resource, TTL));
   }
 
   private static double count(String name, String... tags) {
@@ -101,25 +111,40 @@ class RedlockMetricsIT {
   void acquisitionsReleasesAndHeldLeasesAreMeasured() throws Exception {
     long releases = timed("redlock.release");
     Lease lease = acquireEventually(resource());
-    Timing.await("the acquisition to be timed", WAIT,
+    Timing.await(
+        "the acquisition to be timed",
+        WAIT,
         () -> timed("redlock.acquire", "outcome", "acquired") > 0);
-    Timing.await("one lease held", WAIT, () ->
-        registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 1);
+    Timing.await(
+        "one lease held",
+        WAIT,
+        () -> registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 1);
 
     lease.release();
     // (a release is timed once every node answered, after release() returned: a release of
     // the test before may still land now, hence "at least")
-    Timing.await("the release to be timed", WAIT,
-        () -> timed("redlock.release") >= releases + 1);
-    Timing.await("no lease held", WAIT, () ->
-        registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 0);
+    Timing.await("the release to be timed", WAIT, () -> timed("redlock.release") >= releases + 1);
+    Timing.await(
+        "no lease held",
+        WAIT,
+        () -> registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 0);
     for (String node : redlock.nodes()) {
-      assertThat(count("redlock.node.votes", "node", node, "operation", "acquire",
-          "outcome", "granted")).as(node).isPositive();
+      assertThat(
+              count(
+                  "redlock.node.votes", "node", node, "operation", "acquire", "outcome", "granted"))
+          .as(node)
+          .isPositive();
     }
-    Timing.await("the acquisition's observation", WAIT, () -> observed.stream().anyMatch(c ->
-        c.getName().equals("redlock.acquisition")
-            && "acquired".equals(c.getLowCardinalityKeyValue("outcome").getValue())));
+    Timing.await(
+        "the acquisition's observation",
+        WAIT,
+        () ->
+            observed.stream()
+                .anyMatch(
+                    c ->
+                        c.getName().equals("redlock.acquisition")
+                            && "acquired"
+                                .equals(c.getLowCardinalityKeyValue("outcome").getValue())));
   }
 
   @Test
@@ -127,14 +152,34 @@ class RedlockMetricsIT {
     String resource = resource();
     Lease lease = acquireEventually(resource);
     long unavailable = timed("redlock.acquire", "outcome", "unavailable");
-    double taken = count("redlock.node.votes", "node", redlock.nodes().get(0),
-        "operation", "acquire", "outcome", "taken");
+    double taken =
+        count(
+            "redlock.node.votes",
+            "node",
+            redlock.nodes().get(0),
+            "operation",
+            "acquire",
+            "outcome",
+            "taken");
 
     assertThat(redlock.tryAcquire(resource, TTL)).isEmpty();
-    Timing.await("the unavailable acquisition", WAIT, () ->
-        timed("redlock.acquire", "outcome", "unavailable") == unavailable + 1);
-    Timing.await("node 0's taken vote", WAIT, () -> count("redlock.node.votes", "node",
-        redlock.nodes().get(0), "operation", "acquire", "outcome", "taken") > taken);
+    Timing.await(
+        "the unavailable acquisition",
+        WAIT,
+        () -> timed("redlock.acquire", "outcome", "unavailable") == unavailable + 1);
+    Timing.await(
+        "node 0's taken vote",
+        WAIT,
+        () ->
+            count(
+                    "redlock.node.votes",
+                    "node",
+                    redlock.nodes().get(0),
+                    "operation",
+                    "acquire",
+                    "outcome",
+                    "taken")
+                > taken);
     lease.release();
   }
 
@@ -143,33 +188,39 @@ class RedlockMetricsIT {
     String resource = resource();
     Lease lease = acquireEventually(resource);
     assertThat(lease.extend(TTL)).isTrue();
-    Timing.await("the extension", WAIT,
-        () -> timed("redlock.lease.extend", "outcome", "extended") > 0);
+    Timing.await(
+        "the extension", WAIT, () -> timed("redlock.lease.extend", "outcome", "extended") > 0);
     double lost = count("redlock.lease.lost", "cause", "not_held");
 
     for (int i = 0; i < 3; i++) { // a majority no longer holds our token
       servers.command(i, "SET", resource, "someone-else");
     }
     assertThatThrownBy(() -> lease.extend(TTL)).isInstanceOf(LeaseLostException.class);
-    Timing.await("the loss", WAIT,
-        () -> count("redlock.lease.lost", "cause", "not_held") == lost + 1);
-    Timing.await("the lost extension", WAIT,
-        () -> timed("redlock.lease.extend", "outcome", "lost") > 0);
+    Timing.await(
+        "the loss", WAIT, () -> count("redlock.lease.lost", "cause", "not_held") == lost + 1);
+    Timing.await(
+        "the lost extension", WAIT, () -> timed("redlock.lease.extend", "outcome", "lost") > 0);
     lease.release();
   }
 
   @Test
   void aKilledNodeShowsInTheVoteCountersAndARestartedOneInTheHeldBackGauge() throws Exception {
     acquireEventually(resource()).release();
-    Timing.await("the fresh fleet counted", WAIT, () ->
-        registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
+    Timing.await(
+        "the fresh fleet counted",
+        WAIT,
+        () -> registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
     String node4 = redlock.nodes().get(4);
     // Listeners hear events on a thread of their own, a moment later: take the baseline once
     // the first lease's votes have been counted.
-    Timing.await("node 4's grant of the first lease", WAIT, () -> count("redlock.node.votes",
-        "node", node4, "operation", "acquire", "outcome", "granted") >= 1);
-    double granted = count("redlock.node.votes", "node", node4, "operation", "acquire",
-        "outcome", "granted");
+    Timing.await(
+        "node 4's grant of the first lease",
+        WAIT,
+        () ->
+            count("redlock.node.votes", "node", node4, "operation", "acquire", "outcome", "granted")
+                >= 1);
+    double granted =
+        count("redlock.node.votes", "node", node4, "operation", "acquire", "outcome", "granted");
     servers.kill(4);
     try {
       for (int i = 0; i < 5; i++) {
@@ -177,19 +228,36 @@ class RedlockMetricsIT {
       }
       // A dead node's connection is lost, so the restart guard holds it back (not asked) until
       // it is probed again; a request already in flight when it died errs or times out.
-      Timing.await("node 4's failed votes", WAIT, () ->
-          count("redlock.node.votes", "node", node4, "outcome", "error")
-              + count("redlock.node.votes", "node", node4, "outcome", "timeout")
-              + count("redlock.node.votes", "node", node4, "outcome", "held_back") >= 5);
-      assertThat(count("redlock.node.votes", "node", node4, "operation", "acquire",
-          "outcome", "granted")).as("no grant from a dead node").isEqualTo(granted);
+      Timing.await(
+          "node 4's failed votes",
+          WAIT,
+          () ->
+              count("redlock.node.votes", "node", node4, "outcome", "error")
+                      + count("redlock.node.votes", "node", node4, "outcome", "timeout")
+                      + count("redlock.node.votes", "node", node4, "outcome", "held_back")
+                  >= 5);
+      assertThat(
+              count(
+                  "redlock.node.votes",
+                  "node",
+                  node4,
+                  "operation",
+                  "acquire",
+                  "outcome",
+                  "granted"))
+          .as("no grant from a dead node")
+          .isEqualTo(granted);
     } finally {
       servers.restart(4);
     }
     // Restarted empty: the guard holds it back for maxTtl, and the gauge shows it.
-    Timing.await("node 4 held back", WAIT, () ->
-        registry.get("redlock.nodes.held.back").gauge().value() == 1.0);
-    Timing.await("node 4 counted again", WAIT, () ->
-        registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
+    Timing.await(
+        "node 4 held back",
+        WAIT,
+        () -> registry.get("redlock.nodes.held.back").gauge().value() == 1.0);
+    Timing.await(
+        "node 4 counted again",
+        WAIT,
+        () -> registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
   }
 }

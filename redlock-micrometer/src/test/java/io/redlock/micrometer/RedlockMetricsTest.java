@@ -35,57 +35,71 @@ class RedlockMetricsTest {
       this.resources = List.of(resources);
     }
 
-    @Override public List<String> resources() {
+    @Override
+    public List<String> resources() {
       return resources;
     }
 
-    @Override public String token() {
+    @Override
+    public String token() {
       return "t";
     }
 
-    @Override public State state() {
+    @Override
+    public State state() {
       return State.HELD;
     }
 
-    @Override public Duration remaining() {
+    @Override
+    public Duration remaining() {
       return Duration.ZERO;
     }
 
-    @Override public boolean isValid() {
+    @Override
+    public boolean isValid() {
       return true;
     }
 
-    @Override public void ensureValid() {}
+    @Override
+    public void ensureValid() {}
 
-    @Override public boolean extend(Duration ttl) {
+    @Override
+    public boolean extend(Duration ttl) {
       return true;
     }
 
-    @Override public CompletableFuture<Boolean> extendAsync(Duration ttl) {
+    @Override
+    public CompletableFuture<Boolean> extendAsync(Duration ttl) {
       return CompletableFuture.completedFuture(true);
     }
 
-    @Override public void releaseAfter(Duration delay) {}
+    @Override
+    public void releaseAfter(Duration delay) {}
 
-    @Override public Lease autoExtend() {
+    @Override
+    public Lease autoExtend() {
       return this;
     }
 
-    @Override public void onLost(Consumer<? super io.redlock.LeaseLostException> listener) {}
+    @Override
+    public void onLost(Consumer<? super io.redlock.LeaseLostException> listener) {}
 
-    @Override public void release() {}
+    @Override
+    public void release() {}
 
-    @Override public CompletableFuture<Void> releaseAsync() {
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
       return CompletableFuture.completedFuture(null);
     }
 
-    @Override public void close() {}
+    @Override
+    public void close() {}
   }
 
-  private static RedlockEvent.AcquireFinished finished(long id, AcquireOutcome outcome,
-      int attempts, long millis, Lease lease) {
-    return new RedlockEvent.AcquireFinished(id, List.of("orders:42"), outcome, attempts,
-        Duration.ofMillis(millis), lease);
+  private static RedlockEvent.AcquireFinished finished(
+      long id, AcquireOutcome outcome, int attempts, long millis, Lease lease) {
+    return new RedlockEvent.AcquireFinished(
+        id, List.of("orders:42"), outcome, attempts, Duration.ofMillis(millis), lease);
   }
 
   @Test
@@ -101,8 +115,13 @@ class RedlockMetricsTest {
     assertThat(acquired.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(3.0);
     Timer unavailable = registry.get("redlock.acquire").tag("outcome", "unavailable").timer();
     assertThat(unavailable.count()).isEqualTo(2);
-    assertThat(registry.get("redlock.acquire.attempts").tag("outcome", "unavailable")
-        .summary().totalAmount()).isEqualTo(15.0);
+    assertThat(
+            registry
+                .get("redlock.acquire.attempts")
+                .tag("outcome", "unavailable")
+                .summary()
+                .totalAmount())
+        .isEqualTo(15.0);
     assertThat(registry.get("redlock.acquire").tag("outcome", "cancelled").timer().count())
         .isZero();
 
@@ -117,43 +136,78 @@ class RedlockMetricsTest {
 
   @Test
   void noResourceNameIsATagUnlessAskedFor() {
-    RedlockMetrics.builder(registry).build()
+    RedlockMetrics.builder(registry)
+        .build()
         .acquireFinished(finished(1, AcquireOutcome.ACQUIRED, 1, 1, null));
-    registry.getMeters().forEach(meter ->
-        assertThat(meter.getId().getTags()).extracting(Tag::getKey).doesNotContain("resource"));
+    registry
+        .getMeters()
+        .forEach(
+            meter ->
+                assertThat(meter.getId().getTags())
+                    .extracting(Tag::getKey)
+                    .doesNotContain("resource"));
 
     SimpleMeterRegistry tagged = new SimpleMeterRegistry();
-    RedlockMetrics.builder(tagged).resourceTags(true).tags(List.of(Tag.of("redlock", "orders")))
-        .build().acquireFinished(finished(1, AcquireOutcome.ACQUIRED, 1, 1, null));
-    assertThat(tagged.get("redlock.acquire").tag("resource", "orders:42")
-        .tag("redlock", "orders").timer().count()).isEqualTo(1);
+    RedlockMetrics.builder(tagged)
+        .resourceTags(true)
+        .tags(List.of(Tag.of("redlock", "orders")))
+        .build()
+        .acquireFinished(finished(1, AcquireOutcome.ACQUIRED, 1, 1, null));
+    assertThat(
+            tagged
+                .get("redlock.acquire")
+                .tag("resource", "orders:42")
+                .tag("redlock", "orders")
+                .timer()
+                .count())
+        .isEqualTo(1);
   }
 
   @Test
   void votesAreCountedPerNodeOperationAndOutcome() {
     RedlockMetrics metrics = RedlockMetrics.builder(registry).build();
     for (int i = 0; i < 3; i++) {
-      metrics.nodeVoted(new RedlockEvent.NodeVote(Operation.ACQUIRE,
-          new NodeOutcome(0, "127.0.0.1:7000", Vote.GRANTED, "")));
+      metrics.nodeVoted(
+          new RedlockEvent.NodeVote(
+              Operation.ACQUIRE, new NodeOutcome(0, "127.0.0.1:7000", Vote.GRANTED, "")));
     }
-    metrics.nodeVoted(new RedlockEvent.NodeVote(Operation.ACQUIRE,
-        new NodeOutcome(1, "127.0.0.1:7001", Vote.TIMEOUT, "no answer within 50 ms")));
-    metrics.nodeVoted(new RedlockEvent.NodeVote(Operation.EXTEND,
-        new NodeOutcome(0, "127.0.0.1:7000", Vote.TAKEN, "")));
+    metrics.nodeVoted(
+        new RedlockEvent.NodeVote(
+            Operation.ACQUIRE,
+            new NodeOutcome(1, "127.0.0.1:7001", Vote.TIMEOUT, "no answer within 50 ms")));
+    metrics.nodeVoted(
+        new RedlockEvent.NodeVote(
+            Operation.EXTEND, new NodeOutcome(0, "127.0.0.1:7000", Vote.TAKEN, "")));
 
-    assertThat(registry.get("redlock.node.votes").tags("node", "127.0.0.1:7000",
-        "operation", "acquire", "outcome", "granted").counter().count()).isEqualTo(3);
-    assertThat(registry.get("redlock.node.votes").tags("node", "127.0.0.1:7001",
-        "outcome", "timeout").counter().count()).isEqualTo(1);
-    assertThat(registry.get("redlock.node.votes").tags("operation", "extend",
-        "outcome", "taken").counter().count()).isEqualTo(1);
+    assertThat(
+            registry
+                .get("redlock.node.votes")
+                .tags("node", "127.0.0.1:7000", "operation", "acquire", "outcome", "granted")
+                .counter()
+                .count())
+        .isEqualTo(3);
+    assertThat(
+            registry
+                .get("redlock.node.votes")
+                .tags("node", "127.0.0.1:7001", "outcome", "timeout")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    assertThat(
+            registry
+                .get("redlock.node.votes")
+                .tags("operation", "extend", "outcome", "taken")
+                .counter()
+                .count())
+        .isEqualTo(1);
   }
 
   @Test
   void extensionsLossesAndHeldBackNodesHaveTheirMeters() {
     RedlockMetrics metrics = RedlockMetrics.builder(registry).build();
     Lease lease = new StubLease("r");
-    metrics.extended(new RedlockEvent.Extension(lease, ExtendOutcome.EXTENDED, Duration.ofMillis(1)));
+    metrics.extended(
+        new RedlockEvent.Extension(lease, ExtendOutcome.EXTENDED, Duration.ofMillis(1)));
     metrics.extended(new RedlockEvent.Extension(lease, ExtendOutcome.LOST, Duration.ofMillis(1)));
     metrics.leaseLost(new RedlockEvent.LeaseLost(lease, LossCause.NOT_HELD, "gone"));
     assertThat(registry.get("redlock.lease.extend").tag("outcome", "extended").timer().count())
@@ -177,17 +231,20 @@ class RedlockMetricsTest {
   void anAcquisitionIsAnObservationChildOfTheCallersCurrentOne() {
     ObservationRegistry observations = ObservationRegistry.create();
     List<Observation.Context> stopped = new ArrayList<>();
-    observations.observationConfig().observationHandler(new ObservationHandler<>() {
-      @Override
-      public boolean supportsContext(Observation.Context context) {
-        return true;
-      }
+    observations
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
 
-      @Override
-      public void onStop(Observation.Context context) {
-        stopped.add(context);
-      }
-    });
+              @Override
+              public void onStop(Observation.Context context) {
+                stopped.add(context);
+              }
+            });
     RedlockMetrics metrics =
         RedlockMetrics.builder(registry).observationRegistry(observations).build();
 

@@ -92,8 +92,8 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
 
     @Override
     protected void doUnlock() {
-      Duration left = Duration.between(ClockProvider.now(),
-          lockConfiguration.getLockAtLeastUntil());
+      Duration left =
+          Duration.between(ClockProvider.now(), lockConfiguration.getLockAtLeastUntil());
       if (left.toMillis() >= 1) {
         lease.releaseAfter(left);
       } else {

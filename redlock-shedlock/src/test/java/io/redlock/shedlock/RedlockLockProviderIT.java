@@ -100,7 +100,8 @@ class RedlockLockProviderIT {
    */
   private static void assertOnEveryNode(String name, String what, LongPredicate test)
       throws InterruptedException {
-    assertThat(nodes(name, test)).as("nodes where %s %s at once", name, what)
+    assertThat(nodes(name, test))
+        .as("nodes where %s %s at once", name, what)
         .isGreaterThanOrEqualTo(servers.size() / 2 + 1);
     Timing.await(name + " " + what + " on every node", () -> nodes(name, test) == servers.size());
   }
@@ -170,8 +171,8 @@ class RedlockLockProviderIT {
     lock.unlock();
 
     assertThat(provider.lock(config(name))).as("within lockAtLeastFor").isEmpty();
-    assertOnEveryNode(name, "expires within lockAtLeastFor",
-        pttl -> pttl > 0 && pttl <= atLeast.toMillis());
+    assertOnEveryNode(
+        name, "expires within lockAtLeastFor", pttl -> pttl > 0 && pttl <= atLeast.toMillis());
     Timing.await("lockAtLeastFor to pass", () -> servers.holding(name) == 0);
     lock(config(name)).unlock();
   }
@@ -245,7 +246,8 @@ class RedlockLockProviderIT {
   @Test
   void aLockAtMostForTheConfigRefusesIsNamed() {
     assertThatThrownBy(() -> provider.lock(config(name(), Duration.ofMillis(20), Duration.ZERO)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl")
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl")
         .hasMessageContaining("nodeTimeout");
   }
 
@@ -274,19 +276,21 @@ class RedlockLockProviderIT {
       for (int t = 0; t < threads; t++) {
         Job job = t % 2 == 0 ? even : odd;
         int runsLeft = t == 0 ? shortRun : iterations;
-        runs.add(pool.submit(() -> {
-          for (int done = 0; done < runsLeft; ) {
-            Optional<SimpleLock> lock = provider.lock(job.config());
-            if (lock.isPresent()) {
-              int seen = job.counter;
-              Thread.sleep(1); // widen the window in which a second holder would overlap
-              job.counter = seen + 1;
-              lock.get().unlock();
-              done++;
-            }
-          }
-          return null;
-        }));
+        runs.add(
+            pool.submit(
+                () -> {
+                  for (int done = 0; done < runsLeft; ) {
+                    Optional<SimpleLock> lock = provider.lock(job.config());
+                    if (lock.isPresent()) {
+                      int seen = job.counter;
+                      Thread.sleep(1); // widen the window in which a second holder would overlap
+                      job.counter = seen + 1;
+                      lock.get().unlock();
+                      done++;
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> run : runs) {
         run.get(150, TimeUnit.SECONDS);
@@ -305,18 +309,26 @@ class RedlockLockProviderIT {
     AtomicInteger runs = new AtomicInteger();
     ExecutorService elsewhere = Executors.newSingleThreadExecutor();
     try {
-      executor.executeWithLock((Runnable) () -> {
-        runs.incrementAndGet();
-        // The same task on another instance meanwhile (another thread: ShedLock runs a
-        // nested call on the same thread as re-entrant): skipped, not waited for.
-        LockingTaskExecutor other = new DefaultLockingTaskExecutor(new RedlockLockProvider(redlock));
-        try {
-          elsewhere.submit(() -> other.executeWithLock(
-              (Runnable) () -> runs.addAndGet(100), config(name))).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-      }, config(name));
+      executor.executeWithLock(
+          (Runnable)
+              () -> {
+                runs.incrementAndGet();
+                // The same task on another instance meanwhile (another thread: ShedLock runs a
+                // nested call on the same thread as re-entrant): skipped, not waited for.
+                LockingTaskExecutor other =
+                    new DefaultLockingTaskExecutor(new RedlockLockProvider(redlock));
+                try {
+                  elsewhere
+                      .submit(
+                          () ->
+                              other.executeWithLock(
+                                  (Runnable) () -> runs.addAndGet(100), config(name)))
+                      .get(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                  throw new AssertionError(e);
+                }
+              },
+          config(name));
     } finally {
       elsewhere.shutdownNow();
     }

@@ -21,28 +21,28 @@ import java.util.Objects;
  */
 public record FaultEvent(Instant at, long nanoTime, String proxy, Kind kind, String detail) {
 
-    /**
-     * Checks that every component is present.
-     *
-     * @throws NullPointerException if {@code at}, {@code proxy}, {@code kind} or {@code detail}
-     *     is null
-     */
-    public FaultEvent {
-        Objects.requireNonNull(at, "at");
-        Objects.requireNonNull(proxy, "proxy");
-        Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(detail, "detail");
-    }
+  /**
+   * Checks that every component is present.
+   *
+   * @throws NullPointerException if {@code at}, {@code proxy}, {@code kind} or {@code detail}
+   *     is null
+   */
+  public FaultEvent {
+    Objects.requireNonNull(at, "at");
+    Objects.requireNonNull(proxy, "proxy");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(detail, "detail");
+  }
 
-    /** What a fault event did. */
-    public enum Kind {
-        /** Latency and jitter set, changed or (with zero base and jitter) cleared. */
-        LATENCY,
-        /** Forwarding stopped in both directions, with the data discarded. */
-        BLACKHOLE,
-        /** Every connection closed, and new ones refused. */
-        DROP,
-        /** Some or all faults cleared; the detail says which. */
-        HEAL
-    }
+  /** What a fault event did. */
+  public enum Kind {
+    /** Latency and jitter set, changed or (with zero base and jitter) cleared. */
+    LATENCY,
+    /** Forwarding stopped in both directions, with the data discarded. */
+    BLACKHOLE,
+    /** Every connection closed, and new ones refused. */
+    DROP,
+    /** Some or all faults cleared; the detail says which. */
+    HEAL
+  }
 }

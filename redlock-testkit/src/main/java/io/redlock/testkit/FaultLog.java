@@ -20,39 +20,38 @@ import org.slf4j.LoggerFactory;
  */
 public final class FaultLog {
 
-    private static final Logger LOG = LoggerFactory.getLogger(FaultLog.class);
+  private static final Logger LOG = LoggerFactory.getLogger(FaultLog.class);
 
-    // Guarded by this.
-    private final List<FaultEvent> events = new ArrayList<>();
+  // Guarded by this.
+  private final List<FaultEvent> events = new ArrayList<>();
 
-    /** Creates an empty log. */
-    public FaultLog() {
-    }
+  /** Creates an empty log. */
+  public FaultLog() {}
 
-    /**
-     * Returns every event recorded so far, oldest first.
-     *
-     * @return an immutable snapshot
-     */
-    public synchronized List<FaultEvent> events() {
-        return List.copyOf(events);
-    }
+  /**
+   * Returns every event recorded so far, oldest first.
+   *
+   * @return an immutable snapshot
+   */
+  public synchronized List<FaultEvent> events() {
+    return List.copyOf(events);
+  }
 
-    /**
-     * Returns the events of one proxy, oldest first.
-     *
-     * @param proxy a proxy name, as given by {@link FaultProxy#name()}
-     * @return an immutable snapshot, empty if that proxy recorded nothing
-     */
-    public synchronized List<FaultEvent> eventsOf(String proxy) {
-        return events.stream().filter(e -> e.proxy().equals(proxy)).toList();
-    }
+  /**
+   * Returns the events of one proxy, oldest first.
+   *
+   * @param proxy a proxy name, as given by {@link FaultProxy#name()}
+   * @return an immutable snapshot, empty if that proxy recorded nothing
+   */
+  public synchronized List<FaultEvent> eventsOf(String proxy) {
+    return events.stream().filter(e -> e.proxy().equals(proxy)).toList();
+  }
 
-    /** Appends an event stamped now and logs it at INFO. */
-    synchronized FaultEvent record(String proxy, FaultEvent.Kind kind, String detail) {
-        FaultEvent event = new FaultEvent(Instant.now(), System.nanoTime(), proxy, kind, detail);
-        events.add(event);
-        LOG.info("Fault proxy {}: {} {}", proxy, kind, detail);
-        return event;
-    }
+  /** Appends an event stamped now and logs it at INFO. */
+  synchronized FaultEvent record(String proxy, FaultEvent.Kind kind, String detail) {
+    FaultEvent event = new FaultEvent(Instant.now(), System.nanoTime(), proxy, kind, detail);
+    events.add(event);
+    LOG.info("Fault proxy {}: {} {}", proxy, kind, detail);
+    return event;
+  }
 }

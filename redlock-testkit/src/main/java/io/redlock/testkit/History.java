@@ -11,28 +11,28 @@ import java.util.List;
  */
 public final class History {
 
-    private final List<LeaseRecord> leases = new ArrayList<>();
-    private final List<WorkRecord> work = new ArrayList<>();
+  private final List<LeaseRecord> leases = new ArrayList<>();
+  private final List<WorkRecord> work = new ArrayList<>();
 
-    public synchronized void lease(LeaseRecord lease) {
-        leases.add(lease);
-    }
+  public synchronized void lease(LeaseRecord lease) {
+    leases.add(lease);
+  }
 
-    public synchronized void work(WorkRecord record) {
-        work.add(record);
-    }
+  public synchronized void work(WorkRecord record) {
+    work.add(record);
+  }
 
-    /** Adds everything another history recorded (for example one read from another process). */
-    public synchronized void addAll(History other) {
-        leases.addAll(other.leases());
-        work.addAll(other.work());
-    }
+  /** Adds everything another history recorded (for example one read from another process). */
+  public synchronized void addAll(History other) {
+    leases.addAll(other.leases());
+    work.addAll(other.work());
+  }
 
-    public synchronized List<LeaseRecord> leases() {
-        return List.copyOf(leases);
-    }
+  public synchronized List<LeaseRecord> leases() {
+    return List.copyOf(leases);
+  }
 
-    public synchronized List<WorkRecord> work() {
-        return List.copyOf(work);
-    }
+  public synchronized List<WorkRecord> work() {
+    return List.copyOf(work);
+  }
 }

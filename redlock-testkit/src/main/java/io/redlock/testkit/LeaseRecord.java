@@ -15,17 +15,23 @@ import java.util.Objects;
  * @param endedNanos when the client released it, or learned it was lost
  * @param lost whether it ended lost rather than released
  */
-public record LeaseRecord(String client, String resource, String token, long grantedNanos,
-        long validUntilNanos, long endedNanos, boolean lost) {
+public record LeaseRecord(
+    String client,
+    String resource,
+    String token,
+    long grantedNanos,
+    long validUntilNanos,
+    long endedNanos,
+    boolean lost) {
 
-    public LeaseRecord {
-        Objects.requireNonNull(client, "client");
-        Objects.requireNonNull(resource, "resource");
-        Objects.requireNonNull(token, "token");
-    }
+  public LeaseRecord {
+    Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(token, "token");
+  }
 
-    /** The end of the time the client could rightly believe it held the lease. */
-    public long validEndNanos() {
-        return endedNanos - validUntilNanos < 0 ? endedNanos : validUntilNanos;
-    }
+  /** The end of the time the client could rightly believe it held the lease. */
+  public long validEndNanos() {
+    return endedNanos - validUntilNanos < 0 ? endedNanos : validUntilNanos;
+  }
 }

@@ -17,34 +17,34 @@ import java.util.concurrent.TimeUnit;
  */
 final class LiveProcesses {
 
-    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+  private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
 
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(LiveProcesses::killAll, "redlock-testkit-reaper"));
-    }
+  static {
+    Runtime.getRuntime()
+        .addShutdownHook(new Thread(LiveProcesses::killAll, "redlock-testkit-reaper"));
+  }
 
-    private LiveProcesses() {
-    }
+  private LiveProcesses() {}
 
-    static void register(Process process) {
-        LIVE.add(process);
-    }
+  static void register(Process process) {
+    LIVE.add(process);
+  }
 
-    static void forget(Process process) {
-        LIVE.remove(process);
-    }
+  static void forget(Process process) {
+    LIVE.remove(process);
+  }
 
-    private static void killAll() {
-        List<Process> remaining = new ArrayList<>(LIVE);
-        // Signal all first, then wait, so N stragglers cost one wait rather than N.
-        remaining.forEach(Process::destroyForcibly);
-        for (Process process : remaining) {
-            try {
-                process.waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
+  private static void killAll() {
+    List<Process> remaining = new ArrayList<>(LIVE);
+    // Signal all first, then wait, so N stragglers cost one wait rather than N.
+    remaining.forEach(Process::destroyForcibly);
+    for (Process process : remaining) {
+      try {
+        process.waitFor(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
+  }
 }

@@ -44,240 +44,264 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisBinary {
 
-    /** System property naming an explicit redis-server path. */
-    public static final String PATH_PROPERTY = "redlock.redis-server";
+  /** System property naming an explicit redis-server path. */
+  public static final String PATH_PROPERTY = "redlock.redis-server";
 
-    /** Environment variable naming an explicit redis-server path. */
-    public static final String PATH_ENV = "REDLOCK_REDIS_SERVER";
+  /** Environment variable naming an explicit redis-server path. */
+  public static final String PATH_ENV = "REDLOCK_REDIS_SERVER";
 
-    private static final Logger LOG = LoggerFactory.getLogger(RedisBinary.class);
-    private static final Pattern VERSION = Pattern.compile("v=(\\d+(?:\\.\\d+)*)");
+  private static final Logger LOG = LoggerFactory.getLogger(RedisBinary.class);
+  private static final Pattern VERSION = Pattern.compile("v=(\\d+(?:\\.\\d+)*)");
 
-    private RedisBinary() {
-    }
+  private RedisBinary() {}
 
-    /**
-     * Returns the redis-server executable to run, locating (and if need be extracting) it on
-     * first use.
-     *
-     * @return an absolute path to an executable file
-     * @throws IllegalStateException if no executable was found; the message names every source
-     *     that was tried
-     */
-    public static Path locate() {
-        return located().path;
-    }
+  /**
+   * Returns the redis-server executable to run, locating (and if need be extracting) it on
+   * first use.
+   *
+   * @return an absolute path to an executable file
+   * @throws IllegalStateException if no executable was found; the message names every source
+   *     that was tried
+   */
+  public static Path locate() {
+    return located().path;
+  }
 
-    /**
-     * Returns the version the located binary reports with {@code --version}, e.g.
-     * {@code "6.2.11"}.
-     *
-     * @return the version, or empty if the binary did not report one in a recognisable form
-     * @throws IllegalStateException if no binary can be located
-     */
-    public static Optional<String> version() {
-        return Optional.ofNullable(located().version);
-    }
+  /**
+   * Returns the version the located binary reports with {@code --version}, e.g.
+   * {@code "6.2.11"}.
+   *
+   * @return the version, or empty if the binary did not report one in a recognisable form
+   * @throws IllegalStateException if no binary can be located
+   */
+  public static Optional<String> version() {
+    return Optional.ofNullable(located().version);
+  }
 
-    /** The major version, or 0 when unknown; decides which version-specific flags to pass. */
-    static int majorVersion() {
-        return version().map(v -> Integer.parseInt(v.split("\\.")[0])).orElse(0);
-    }
+  /** The major version, or 0 when unknown; decides which version-specific flags to pass. */
+  static int majorVersion() {
+    return version().map(v -> Integer.parseInt(v.split("\\.")[0])).orElse(0);
+  }
 
-    /** The search result; written once under the class lock, then only read. */
-    private static volatile Located located;
+  /** The search result; written once under the class lock, then only read. */
+  private static volatile Located located;
 
-    private static Located located() {
-        Located result = located;
+  private static Located located() {
+    Located result = located;
+    if (result == null) {
+      synchronized (RedisBinary.class) {
+        result = located;
         if (result == null) {
-            synchronized (RedisBinary.class) {
-                result = located;
-                if (result == null) {
-                    // A failure is not cached: the next caller gets the same clear message
-                    // instead of a NoClassDefFoundError-style echo of the first one.
-                    result = search();
-                    located = result;
-                }
-            }
+          // A failure is not cached: the next caller gets the same clear message
+          // instead of a NoClassDefFoundError-style echo of the first one.
+          result = search();
+          located = result;
         }
-        return result;
+      }
     }
+    return result;
+  }
 
-    private static Located search() {
-        List<String> tried = new ArrayList<>();
-        Path found = fromExplicitSetting(tried);
-        String source = "explicit setting";
-        if (found == null) {
-            found = fromSearchPath(tried);
-            source = "PATH";
-        }
-        if (found == null) {
-            found = fromEmbeddedRedisJar(tried);
-            source = "embedded-redis jar";
-        }
-        if (found == null) {
-            throw new IllegalStateException("No redis-server executable found. Tried: "
-                    + String.join("; ", tried) + ". Install Redis, put redis-server on the PATH,"
-                    + " or set -D" + PATH_PROPERTY + "=/path/to/redis-server.");
-        }
-        String version = readVersion(found);
-        LOG.info("Using redis-server {} (version {}, from {})", found,
-                version == null ? "unknown" : version, source);
-        return new Located(found, version);
+  private static Located search() {
+    List<String> tried = new ArrayList<>();
+    Path found = fromExplicitSetting(tried);
+    String source = "explicit setting";
+    if (found == null) {
+      found = fromSearchPath(tried);
+      source = "PATH";
     }
-
-    private static final class Located {
-        final Path path;
-        final String version;
-
-        Located(Path path, String version) {
-            this.path = path;
-            this.version = version;
-        }
+    if (found == null) {
+      found = fromEmbeddedRedisJar(tried);
+      source = "embedded-redis jar";
     }
-
-    private static Path fromExplicitSetting(List<String> tried) {
-        String setting = System.getProperty(PATH_PROPERTY);
-        String origin = "system property " + PATH_PROPERTY;
-        if (setting == null || setting.isBlank()) {
-            setting = System.getenv(PATH_ENV);
-            origin = "environment variable " + PATH_ENV;
-        }
-        if (setting == null || setting.isBlank()) {
-            tried.add("system property " + PATH_PROPERTY + " and environment variable " + PATH_ENV
-                    + " (neither set)");
-            return null;
-        }
-        Path path = Paths.get(setting).toAbsolutePath();
-        if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
-            throw new IllegalStateException(origin + " names " + path
-                    + ", which is not an executable file");
-        }
-        return path;
+    if (found == null) {
+      throw new IllegalStateException(
+          "No redis-server executable found. Tried: "
+              + String.join("; ", tried)
+              + ". Install Redis, put redis-server on the PATH,"
+              + " or set -D"
+              + PATH_PROPERTY
+              + "=/path/to/redis-server.");
     }
+    String version = readVersion(found);
+    LOG.info(
+        "Using redis-server {} (version {}, from {})",
+        found,
+        version == null ? "unknown" : version,
+        source);
+    return new Located(found, version);
+  }
 
-    private static Path fromSearchPath(List<String> tried) {
-        String searchPath = System.getenv("PATH");
-        if (searchPath != null) {
-            for (String dir : searchPath.split(File.pathSeparator)) {
-                if (dir.isEmpty()) {
-                    continue;
-                }
-                Path candidate = Paths.get(dir, "redis-server");
-                if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-                    return candidate.toAbsolutePath();
-                }
-            }
-        }
-        tried.add("redis-server on PATH (" + searchPath + ")");
-        return null;
+  private static final class Located {
+    final Path path;
+    final String version;
+
+    Located(Path path, String version) {
+      this.path = path;
+      this.version = version;
     }
+  }
 
-    private static Path fromEmbeddedRedisJar(List<String> tried) {
-        List<String> names = resourceNamesFor(System.getProperty("os.name"), System.getProperty("os.arch"));
-        if (names.isEmpty()) {
-            tried.add("embedded-redis binary (none shipped for os.name=" + System.getProperty("os.name")
-                    + ", os.arch=" + System.getProperty("os.arch") + ")");
-            return null;
-        }
-        ClassLoader loader = RedisBinary.class.getClassLoader();
-        for (String name : names) {
-            URL resource = loader.getResource(name);
-            if (resource != null) {
-                return extract(resource, name);
-            }
-        }
-        tried.add("class-path resources " + names + " (is com.github.codemonstur:embedded-redis on the class path?)");
-        return null;
+  private static Path fromExplicitSetting(List<String> tried) {
+    String setting = System.getProperty(PATH_PROPERTY);
+    String origin = "system property " + PATH_PROPERTY;
+    if (setting == null || setting.isBlank()) {
+      setting = System.getenv(PATH_ENV);
+      origin = "environment variable " + PATH_ENV;
     }
-
-    /**
-     * The resource names embedded-redis 1.4.x ships per platform. Windows is left out on
-     * purpose: faults are injected with POSIX signals.
-     */
-    static List<String> resourceNamesFor(String osName, String osArch) {
-        String os = osName == null ? "" : osName.toLowerCase(Locale.ROOT);
-        String arch = osArch == null ? "" : osArch.toLowerCase(Locale.ROOT);
-        boolean amd64 = arch.equals("amd64") || arch.equals("x86_64");
-        boolean arm64 = arch.equals("aarch64") || arch.equals("arm64");
-        boolean x86 = arch.equals("x86") || arch.equals("i386") || arch.equals("i686");
-        if (os.contains("linux")) {
-            if (amd64) {
-                return List.of("redis-server-6.2.6-v5-linux-amd64");
-            }
-            if (arm64) {
-                return List.of("redis-server-6.2.7-linux-arm64");
-            }
-            if (x86) {
-                return List.of("redis-server-6.2.7-linux-386");
-            }
-        } else if (os.contains("mac") || os.contains("darwin")) {
-            if (amd64) {
-                return List.of("redis-server-6.2.6-v5-darwin-amd64");
-            }
-            if (arm64) {
-                return List.of("redis-server-6.2.6-v5-darwin-arm64");
-            }
-        }
-        return List.of();
+    if (setting == null || setting.isBlank()) {
+      tried.add(
+          "system property "
+              + PATH_PROPERTY
+              + " and environment variable "
+              + PATH_ENV
+              + " (neither set)");
+      return null;
     }
+    Path path = Paths.get(setting).toAbsolutePath();
+    if (!Files.isRegularFile(path) || !Files.isExecutable(path)) {
+      throw new IllegalStateException(
+          origin + " names " + path + ", which is not an executable file");
+    }
+    return path;
+  }
 
-    /**
-     * Copies the resource out of the jar once. The cache directory is named after the resource
-     * and its size, so a different embedded-redis version never reuses a stale binary, and a
-     * complete earlier extraction is reused across JVMs.
-     */
-    private static Path extract(URL resource, String name) {
+  private static Path fromSearchPath(List<String> tried) {
+    String searchPath = System.getenv("PATH");
+    if (searchPath != null) {
+      for (String dir : searchPath.split(File.pathSeparator)) {
+        if (dir.isEmpty()) {
+          continue;
+        }
+        Path candidate = Paths.get(dir, "redis-server");
+        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+          return candidate.toAbsolutePath();
+        }
+      }
+    }
+    tried.add("redis-server on PATH (" + searchPath + ")");
+    return null;
+  }
+
+  private static Path fromEmbeddedRedisJar(List<String> tried) {
+    List<String> names =
+        resourceNamesFor(System.getProperty("os.name"), System.getProperty("os.arch"));
+    if (names.isEmpty()) {
+      tried.add(
+          "embedded-redis binary (none shipped for os.name="
+              + System.getProperty("os.name")
+              + ", os.arch="
+              + System.getProperty("os.arch")
+              + ")");
+      return null;
+    }
+    ClassLoader loader = RedisBinary.class.getClassLoader();
+    for (String name : names) {
+      URL resource = loader.getResource(name);
+      if (resource != null) {
+        return extract(resource, name);
+      }
+    }
+    tried.add(
+        "class-path resources "
+            + names
+            + " (is com.github.codemonstur:embedded-redis on the class path?)");
+    return null;
+  }
+
+  /**
+   * The resource names embedded-redis 1.4.x ships per platform. Windows is left out on
+   * purpose: faults are injected with POSIX signals.
+   */
+  static List<String> resourceNamesFor(String osName, String osArch) {
+    String os = osName == null ? "" : osName.toLowerCase(Locale.ROOT);
+    String arch = osArch == null ? "" : osArch.toLowerCase(Locale.ROOT);
+    boolean amd64 = arch.equals("amd64") || arch.equals("x86_64");
+    boolean arm64 = arch.equals("aarch64") || arch.equals("arm64");
+    boolean x86 = arch.equals("x86") || arch.equals("i386") || arch.equals("i686");
+    if (os.contains("linux")) {
+      if (amd64) {
+        return List.of("redis-server-6.2.6-v5-linux-amd64");
+      }
+      if (arm64) {
+        return List.of("redis-server-6.2.7-linux-arm64");
+      }
+      if (x86) {
+        return List.of("redis-server-6.2.7-linux-386");
+      }
+    } else if (os.contains("mac") || os.contains("darwin")) {
+      if (amd64) {
+        return List.of("redis-server-6.2.6-v5-darwin-amd64");
+      }
+      if (arm64) {
+        return List.of("redis-server-6.2.6-v5-darwin-arm64");
+      }
+    }
+    return List.of();
+  }
+
+  /**
+   * Copies the resource out of the jar once. The cache directory is named after the resource
+   * and its size, so a different embedded-redis version never reuses a stale binary, and a
+   * complete earlier extraction is reused across JVMs.
+   */
+  private static Path extract(URL resource, String name) {
+    try {
+      URLConnection connection = resource.openConnection();
+      long size = connection.getContentLengthLong();
+      Path dir =
+          Paths.get(System.getProperty("java.io.tmpdir"), "redlock-testkit", name + "-" + size);
+      Path target = dir.resolve("redis-server");
+      if (size >= 0
+          && Files.isRegularFile(target)
+          && Files.size(target) == size
+          && Files.isExecutable(target)) {
+        return target;
+      }
+      Files.createDirectories(dir);
+      Path temp = Files.createTempFile(dir, "redis-server", ".part");
+      try {
+        try (InputStream in = connection.getInputStream()) {
+          Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
+        }
+        if (!temp.toFile().setExecutable(true, false)) {
+          throw new IOException("Could not make " + temp + " executable");
+        }
         try {
-            URLConnection connection = resource.openConnection();
-            long size = connection.getContentLengthLong();
-            Path dir = Paths.get(System.getProperty("java.io.tmpdir"), "redlock-testkit", name + "-" + size);
-            Path target = dir.resolve("redis-server");
-            if (size >= 0 && Files.isRegularFile(target) && Files.size(target) == size
-                    && Files.isExecutable(target)) {
-                return target;
-            }
-            Files.createDirectories(dir);
-            Path temp = Files.createTempFile(dir, "redis-server", ".part");
-            try {
-                try (InputStream in = connection.getInputStream()) {
-                    Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
-                }
-                if (!temp.toFile().setExecutable(true, false)) {
-                    throw new IOException("Could not make " + temp + " executable");
-                }
-                try {
-                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-                }
-            } finally {
-                Files.deleteIfExists(temp);
-            }
-            return target;
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not extract " + resource + " into the temp directory", e);
+          Files.move(
+              temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+          Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
         }
+      } finally {
+        Files.deleteIfExists(temp);
+      }
+      return target;
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Could not extract " + resource + " into the temp directory", e);
     }
+  }
 
-    private static String readVersion(Path binary) {
-        try {
-            Process process = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
-            String output;
-            try (InputStream in = process.getInputStream()) {
-                output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                return null;
-            }
-            Matcher matcher = VERSION.matcher(output);
-            return matcher.find() ? matcher.group(1) : null;
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not run " + binary + " --version", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
+  private static String readVersion(Path binary) {
+    try {
+      Process process =
+          new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+      String output;
+      try (InputStream in = process.getInputStream()) {
+        output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        return null;
+      }
+      Matcher matcher = VERSION.matcher(output);
+      return matcher.find() ? matcher.group(1) : null;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not run " + binary + " --version", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
     }
+  }
 }

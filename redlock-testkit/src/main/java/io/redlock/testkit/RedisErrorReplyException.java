@@ -13,38 +13,38 @@ package io.redlock.testkit;
  */
 public final class RedisErrorReplyException extends RuntimeException {
 
-    private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 1L;
 
-    /** The reply text without the leading {@code -}. */
-    private final String errorText;
+  /** The reply text without the leading {@code -}. */
+  private final String errorText;
 
-    /**
-     * Creates the exception for one error reply.
-     *
-     * @param errorText the reply text without the leading {@code -}, e.g.
-     *     {@code "NOAUTH Authentication required."}
-     */
-    public RedisErrorReplyException(String errorText) {
-        super("Redis replied with an error: " + errorText);
-        this.errorText = errorText;
-    }
+  /**
+   * Creates the exception for one error reply.
+   *
+   * @param errorText the reply text without the leading {@code -}, e.g.
+   *     {@code "NOAUTH Authentication required."}
+   */
+  public RedisErrorReplyException(String errorText) {
+    super("Redis replied with an error: " + errorText);
+    this.errorText = errorText;
+  }
 
-    /**
-     * Returns the error text as sent by the server, without the leading {@code -}.
-     *
-     * @return the full error text, e.g. {@code "WRONGTYPE Operation against a key ..."}
-     */
-    public String errorText() {
-        return errorText;
-    }
+  /**
+   * Returns the error text as sent by the server, without the leading {@code -}.
+   *
+   * @return the full error text, e.g. {@code "WRONGTYPE Operation against a key ..."}
+   */
+  public String errorText() {
+    return errorText;
+  }
 
-    /**
-     * Returns the first word of the error text, which Redis uses as a machine-readable code.
-     *
-     * @return the error code, e.g. {@code "NOAUTH"}, {@code "WRONGTYPE"} or {@code "ERR"}
-     */
-    public String errorCode() {
-        int space = errorText.indexOf(' ');
-        return space < 0 ? errorText : errorText.substring(0, space);
-    }
+  /**
+   * Returns the first word of the error text, which Redis uses as a machine-readable code.
+   *
+   * @return the error code, e.g. {@code "NOAUTH"}, {@code "WRONGTYPE"} or {@code "ERR"}
+   */
+  public String errorCode() {
+    int space = errorText.indexOf(' ');
+    return space < 0 ? errorText : errorText.substring(0, space);
+  }
 }

@@ -19,85 +19,106 @@ import java.util.Map;
  */
 public final class SafetyChecker {
 
-    private SafetyChecker() {}
+  private SafetyChecker() {}
 
-    public static List<Violation> check(History history) {
-        List<Violation> violations = new ArrayList<>();
-        List<LeaseRecord> leases = history.leases();
-        Map<String, LeaseRecord> byToken = new HashMap<>();
-        for (LeaseRecord lease : leases) {
-            byToken.put(lease.token() + "\u0000" + lease.resource(), lease);
+  public static List<Violation> check(History history) {
+    List<Violation> violations = new ArrayList<>();
+    List<LeaseRecord> leases = history.leases();
+    Map<String, LeaseRecord> byToken = new HashMap<>();
+    for (LeaseRecord lease : leases) {
+      byToken.put(lease.token() + "\u0000" + lease.resource(), lease);
+    }
+    for (List<LeaseRecord> group : groupBy(leases, LeaseRecord::resource).values()) {
+      group.sort(Comparator.comparingLong(LeaseRecord::grantedNanos));
+      for (int i = 0; i < group.size(); i++) {
+        LeaseRecord a = group.get(i);
+        for (int j = i + 1; j < group.size(); j++) {
+          LeaseRecord b = group.get(j);
+          if (b.grantedNanos() - a.validEndNanos() >= 0) {
+            break; // sorted by start: no later lease can overlap a either
+          }
+          if (!a.token().equals(b.token())) {
+            violations.add(
+                new Violation(
+                    Violation.Kind.OVERLAPPING_LEASES,
+                    a.resource(),
+                    describe(a) + " overlaps " + describe(b)));
+          }
         }
-        for (List<LeaseRecord> group : groupBy(leases, LeaseRecord::resource).values()) {
-            group.sort(Comparator.comparingLong(LeaseRecord::grantedNanos));
-            for (int i = 0; i < group.size(); i++) {
-                LeaseRecord a = group.get(i);
-                for (int j = i + 1; j < group.size(); j++) {
-                    LeaseRecord b = group.get(j);
-                    if (b.grantedNanos() - a.validEndNanos() >= 0) {
-                        break; // sorted by start: no later lease can overlap a either
-                    }
-                    if (!a.token().equals(b.token())) {
-                        violations.add(new Violation(Violation.Kind.OVERLAPPING_LEASES,
-                                a.resource(), describe(a) + " overlaps " + describe(b)));
-                    }
-                }
-            }
+      }
+    }
+    List<WorkRecord> work = history.work();
+    for (List<WorkRecord> group : groupBy(work, WorkRecord::resource).values()) {
+      group.sort(Comparator.comparingLong(WorkRecord::startNanos));
+      for (int i = 0; i < group.size(); i++) {
+        WorkRecord a = group.get(i);
+        for (int j = i + 1; j < group.size(); j++) {
+          WorkRecord b = group.get(j);
+          if (b.startNanos() - a.endNanos() >= 0) {
+            break;
+          }
+          if (!a.token().equals(b.token())) {
+            violations.add(
+                new Violation(
+                    Violation.Kind.OVERLAPPING_WORK,
+                    a.resource(),
+                    describe(a) + " overlaps " + describe(b)));
+          }
         }
-        List<WorkRecord> work = history.work();
-        for (List<WorkRecord> group : groupBy(work, WorkRecord::resource).values()) {
-            group.sort(Comparator.comparingLong(WorkRecord::startNanos));
-            for (int i = 0; i < group.size(); i++) {
-                WorkRecord a = group.get(i);
-                for (int j = i + 1; j < group.size(); j++) {
-                    WorkRecord b = group.get(j);
-                    if (b.startNanos() - a.endNanos() >= 0) {
-                        break;
-                    }
-                    if (!a.token().equals(b.token())) {
-                        violations.add(new Violation(Violation.Kind.OVERLAPPING_WORK,
-                                a.resource(), describe(a) + " overlaps " + describe(b)));
-                    }
-                }
-            }
-        }
-        for (WorkRecord piece : work) {
-            LeaseRecord lease = byToken.get(piece.token() + "\u0000" + piece.resource());
-            if (lease != null && piece.endNanos() - lease.validEndNanos() > 0) {
-                violations.add(new Violation(Violation.Kind.WORK_AFTER_LEASE_ENDED,
-                        piece.resource(), describe(piece) + " finished "
-                                + millis(piece.endNanos() - lease.validEndNanos())
-                                + " after its lease ended: " + describe(lease)));
-            }
-        }
-        return violations;
+      }
     }
+    for (WorkRecord piece : work) {
+      LeaseRecord lease = byToken.get(piece.token() + "\u0000" + piece.resource());
+      if (lease != null && piece.endNanos() - lease.validEndNanos() > 0) {
+        violations.add(
+            new Violation(
+                Violation.Kind.WORK_AFTER_LEASE_ENDED,
+                piece.resource(),
+                describe(piece)
+                    + " finished "
+                    + millis(piece.endNanos() - lease.validEndNanos())
+                    + " after its lease ended: "
+                    + describe(lease)));
+      }
+    }
+    return violations;
+  }
 
-    private static <T> Map<String, List<T>> groupBy(List<T> items,
-            java.util.function.Function<T, String> key) {
-        Map<String, List<T>> groups = new HashMap<>();
-        for (T item : items) {
-            groups.computeIfAbsent(key.apply(item), k -> new ArrayList<>()).add(item);
-        }
-        return groups;
+  private static <T> Map<String, List<T>> groupBy(
+      List<T> items, java.util.function.Function<T, String> key) {
+    Map<String, List<T>> groups = new HashMap<>();
+    for (T item : items) {
+      groups.computeIfAbsent(key.apply(item), k -> new ArrayList<>()).add(item);
     }
+    return groups;
+  }
 
-    private static String describe(LeaseRecord lease) {
-        return "lease " + shortToken(lease.token()) + " of " + lease.client() + " [valid for "
-                + millis(lease.validEndNanos() - lease.grantedNanos()) + (lease.lost() ? ", lost" : "")
-                + "]";
-    }
+  private static String describe(LeaseRecord lease) {
+    return "lease "
+        + shortToken(lease.token())
+        + " of "
+        + lease.client()
+        + " [valid for "
+        + millis(lease.validEndNanos() - lease.grantedNanos())
+        + (lease.lost() ? ", lost" : "")
+        + "]";
+  }
 
-    private static String describe(WorkRecord work) {
-        return "work of " + work.client() + " under " + shortToken(work.token()) + " ("
-                + millis(work.endNanos() - work.startNanos()) + ")";
-    }
+  private static String describe(WorkRecord work) {
+    return "work of "
+        + work.client()
+        + " under "
+        + shortToken(work.token())
+        + " ("
+        + millis(work.endNanos() - work.startNanos())
+        + ")";
+  }
 
-    private static String shortToken(String token) {
-        return token.length() > 8 ? token.substring(0, 8) : token;
-    }
+  private static String shortToken(String token) {
+    return token.length() > 8 ? token.substring(0, 8) : token;
+  }
 
-    private static String millis(long nanos) {
-        return String.format(java.util.Locale.ROOT, "%.1f ms", nanos / 1e6);
-    }
+  private static String millis(long nanos) {
+    return String.format(java.util.Locale.ROOT, "%.1f ms", nanos / 1e6);
+  }
 }

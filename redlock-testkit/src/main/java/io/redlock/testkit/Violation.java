@@ -9,18 +9,18 @@ package io.redlock.testkit;
  */
 public record Violation(Kind kind, String resource, String description) {
 
-    /** The kinds of breach. */
-    public enum Kind {
-        /** Two leases on one resource were valid at the same time. */
-        OVERLAPPING_LEASES,
-        /** Two pieces of work under different leases on one resource ran at the same time. */
-        OVERLAPPING_WORK,
-        /** A client finished work after its own lease had ended. */
-        WORK_AFTER_LEASE_ENDED
-    }
+  /** The kinds of breach. */
+  public enum Kind {
+    /** Two leases on one resource were valid at the same time. */
+    OVERLAPPING_LEASES,
+    /** Two pieces of work under different leases on one resource ran at the same time. */
+    OVERLAPPING_WORK,
+    /** A client finished work after its own lease had ended. */
+    WORK_AFTER_LEASE_ENDED
+  }
 
-    @Override
-    public String toString() {
-        return kind + " on " + resource + ": " + description;
-    }
+  @Override
+  public String toString() {
+    return kind + " on " + resource + ": " + description;
+  }
 }

@@ -11,12 +11,12 @@ import java.util.Objects;
  * @param startNanos when it began, on the monotonic clock
  * @param endNanos when it finished (the moment its effect became visible)
  */
-public record WorkRecord(String client, String resource, String token, long startNanos,
-        long endNanos) {
+public record WorkRecord(
+    String client, String resource, String token, long startNanos, long endNanos) {
 
-    public WorkRecord {
-        Objects.requireNonNull(client, "client");
-        Objects.requireNonNull(resource, "resource");
-        Objects.requireNonNull(token, "token");
-    }
+  public WorkRecord {
+    Objects.requireNonNull(client, "client");
+    Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(token, "token");
+  }
 }

@@ -6,17 +6,16 @@ package io.redlock.testkit;
  */
 public final class AbandonedFleet {
 
-    private AbandonedFleet() {
-    }
+  private AbandonedFleet() {}
 
-    public static void main(String[] args) {
-        @SuppressWarnings("resource") // abandoned on purpose: the shutdown hook must clean up
-        RedisServers redis = RedisServers.start(2);
-        redis.pause(1); // a stopped process must be killed too
-        for (int i = 0; i < redis.size(); i++) {
-            System.out.println("SERVER " + redis.pid(i) + " " + redis.dir(i));
-        }
-        System.out.flush();
-        System.exit(0);
+  public static void main(String[] args) {
+    @SuppressWarnings("resource") // abandoned on purpose: the shutdown hook must clean up
+    RedisServers redis = RedisServers.start(2);
+    redis.pause(1); // a stopped process must be killed too
+    for (int i = 0; i < redis.size(); i++) {
+      System.out.println("SERVER " + redis.pid(i) + " " + redis.dir(i));
     }
+    System.out.flush();
+    System.exit(0);
+  }
 }

@@ -29,14 +29,15 @@ public final class ClientProcess {
 
   public static void main(String[] args) throws Exception {
     Path historyFile = Path.of(args[0]);
-    TortureOptions options = TortureOptions.builder()
-        .duration(Duration.ofMillis(Long.parseLong(args[1])))
-        .ttl(Duration.ofMillis(Long.parseLong(args[2])))
-        .work(Duration.ofMillis(Long.parseLong(args[3])))
-        .restartGuard(Boolean.parseBoolean(args[4]))
-        .pauseBetweenCheckAndWrite(Boolean.parseBoolean(args[5]))
-        .seed(Long.parseLong(args[6]))
-        .build();
+    TortureOptions options =
+        TortureOptions.builder()
+            .duration(Duration.ofMillis(Long.parseLong(args[1])))
+            .ttl(Duration.ofMillis(Long.parseLong(args[2])))
+            .work(Duration.ofMillis(Long.parseLong(args[3])))
+            .restartGuard(Boolean.parseBoolean(args[4]))
+            .pauseBetweenCheckAndWrite(Boolean.parseBoolean(args[5]))
+            .seed(Long.parseLong(args[6]))
+            .build();
     List<String> resources = Arrays.asList(args[7].split(","));
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
     History history = new History();
@@ -44,53 +45,69 @@ public final class ClientProcess {
     List<Redlock> redlocks = new ArrayList<>();
     Map<String, TortureClient> clients = new HashMap<>();
     long end = System.nanoTime() + options.duration().toNanos();
-    TortureListener holdings = new TortureListener() {
-      @Override
-      public void holding(String client, String resource) {
-        synchronized (out) {
-          out.println(resource == null ? "R " + client : "H " + client + " " + resource);
-        }
-      }
-    };
+    TortureListener holdings =
+        new TortureListener() {
+          @Override
+          public void holding(String client, String resource) {
+            synchronized (out) {
+              out.println(resource == null ? "R " + client : "H " + client + " " + resource);
+            }
+          }
+        };
     try {
       for (int i = 8; i < args.length; i++) {
         String name = args[i].substring(0, args[i].indexOf('='));
         List<String> uris = Arrays.asList(args[i].substring(name.length() + 1).split(","));
         Redlock redlock = Redlock.create(TortureRun.config(options, uris));
         redlocks.add(redlock);
-        TortureClient client = new TortureClient(name, redlock, resources, options, history,
-            counters, options.seed() * 1_000 + i, end, holdings);
+        TortureClient client =
+            new TortureClient(
+                name,
+                redlock,
+                resources,
+                options,
+                history,
+                counters,
+                options.seed() * 1_000 + i,
+                end,
+                holdings);
         clients.put(name, client);
       }
-      Thread commands = new Thread(() -> {
-        try (BufferedReader in = new BufferedReader(
-            new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-          String line;
-          while ((line = in.readLine()) != null) {
-            TortureClient client = line.startsWith("pause ") ? clients.get(line.substring(6))
-                : null;
-            if (client != null) {
-              client.requestPause();
-            }
-          }
-        } catch (java.io.IOException e) {
-          // the run closed our input: nothing more will come
-        }
-      }, "torture-commands");
+      Thread commands =
+          new Thread(
+              () -> {
+                try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                  String line;
+                  while ((line = in.readLine()) != null) {
+                    TortureClient client =
+                        line.startsWith("pause ") ? clients.get(line.substring(6)) : null;
+                    if (client != null) {
+                      client.requestPause();
+                    }
+                  }
+                } catch (java.io.IOException e) {
+                  // the run closed our input: nothing more will come
+                }
+              },
+              "torture-commands");
       commands.setDaemon(true);
       commands.start();
-      Thread reporter = new Thread(() -> {
-        while (!Thread.currentThread().isInterrupted()) {
-          synchronized (out) {
-            out.println("P " + counters.attempts() + " " + counters.acquired());
-          }
-          try {
-            Thread.sleep(500);
-          } catch (InterruptedException e) {
-            return;
-          }
-        }
-      }, "torture-progress");
+      Thread reporter =
+          new Thread(
+              () -> {
+                while (!Thread.currentThread().isInterrupted()) {
+                  synchronized (out) {
+                    out.println("P " + counters.attempts() + " " + counters.acquired());
+                  }
+                  try {
+                    Thread.sleep(500);
+                  } catch (InterruptedException e) {
+                    return;
+                  }
+                }
+              },
+              "torture-progress");
       reporter.setDaemon(true);
       reporter.start();
       List<Thread> threads = new ArrayList<>();

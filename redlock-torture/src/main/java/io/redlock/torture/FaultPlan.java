@@ -26,7 +26,9 @@ public sealed interface FaultPlan {
   }
 
   /** The plan of {@link #random()}. */
-  enum RandomFaults implements FaultPlan { INSTANCE }
+  enum RandomFaults implements FaultPlan {
+    INSTANCE
+  }
 
   /**
    * A fixed list of steps.
@@ -66,8 +68,14 @@ public sealed interface FaultPlan {
     public Step {
       Objects.requireNonNull(action, "action");
       if (!(at >= 0 && at <= 1) || node < 0) {
-        throw new IllegalArgumentException("step " + action + " at " + at + " on node " + node
-            + " is not accepted: at must be from 0 to 1, node 0 or more");
+        throw new IllegalArgumentException(
+            "step "
+                + action
+                + " at "
+                + at
+                + " on node "
+                + node
+                + " is not accepted: at must be from 0 to 1, node 0 or more");
       }
     }
   }

@@ -15,8 +15,14 @@ import java.util.List;
  * @param client the client it hit, or an empty string when it hit nodes for every client
  * @param detail extra words, such as the latency added
  */
-public record FaultRecord(long nanos, Instant at, Fault fault, String phase, List<Integer> nodes,
-    String client, String detail) {
+public record FaultRecord(
+    long nanos,
+    Instant at,
+    Fault fault,
+    String phase,
+    List<Integer> nodes,
+    String client,
+    String detail) {
 
   public FaultRecord {
     nodes = List.copyOf(nodes);
@@ -25,8 +31,8 @@ public record FaultRecord(long nanos, Instant at, Fault fault, String phase, Lis
   /** Whom the fault hit, in words. */
   public String target() {
     String who = client.isEmpty() ? "" : client + (nodes.isEmpty() ? "" : " from ");
-    String where = nodes.isEmpty() ? "" : (nodes.size() == 1 ? "node " + nodes.get(0)
-        : "nodes " + nodes);
+    String where =
+        nodes.isEmpty() ? "" : (nodes.size() == 1 ? "node " + nodes.get(0) : "nodes " + nodes);
     return who + where + (detail.isEmpty() ? "" : " (" + detail + ")");
   }
 

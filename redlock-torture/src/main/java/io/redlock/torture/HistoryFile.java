@@ -24,18 +24,39 @@ final class HistoryFile {
   static void write(Path file, History history, TortureCounters counters) throws IOException {
     List<String> lines = new ArrayList<>();
     for (LeaseRecord l : history.leases()) {
-      lines.add(String.join("\t", "L", l.client(), l.resource(), l.token(),
-          Long.toString(l.grantedNanos()), Long.toString(l.validUntilNanos()),
-          Long.toString(l.endedNanos()), Boolean.toString(l.lost())));
+      lines.add(
+          String.join(
+              "\t",
+              "L",
+              l.client(),
+              l.resource(),
+              l.token(),
+              Long.toString(l.grantedNanos()),
+              Long.toString(l.validUntilNanos()),
+              Long.toString(l.endedNanos()),
+              Boolean.toString(l.lost())));
     }
     for (WorkRecord w : history.work()) {
-      lines.add(String.join("\t", "W", w.client(), w.resource(), w.token(),
-          Long.toString(w.startNanos()), Long.toString(w.endNanos())));
+      lines.add(
+          String.join(
+              "\t",
+              "W",
+              w.client(),
+              w.resource(),
+              w.token(),
+              Long.toString(w.startNanos()),
+              Long.toString(w.endNanos())));
     }
-    lines.add(String.join("\t", "C", Long.toString(counters.attempts()),
-        Long.toString(counters.acquired()), Long.toString(counters.lostBeforeWrite())));
-    counters.failures().forEach((cause, count) ->
-        lines.add(String.join("\t", "F", cause, Long.toString(count))));
+    lines.add(
+        String.join(
+            "\t",
+            "C",
+            Long.toString(counters.attempts()),
+            Long.toString(counters.acquired()),
+            Long.toString(counters.lostBeforeWrite())));
+    counters
+        .failures()
+        .forEach((cause, count) -> lines.add(String.join("\t", "F", cause, Long.toString(count))));
     Files.write(file, lines, StandardCharsets.UTF_8);
   }
 
@@ -48,10 +69,19 @@ final class HistoryFile {
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
       String[] f = line.split("\t", -1);
       switch (f[0]) {
-        case "L" -> history.lease(new LeaseRecord(f[1], f[2], f[3], Long.parseLong(f[4]),
-            Long.parseLong(f[5]), Long.parseLong(f[6]), Boolean.parseBoolean(f[7])));
-        case "W" -> history.work(new WorkRecord(f[1], f[2], f[3], Long.parseLong(f[4]),
-            Long.parseLong(f[5])));
+        case "L" ->
+            history.lease(
+                new LeaseRecord(
+                    f[1],
+                    f[2],
+                    f[3],
+                    Long.parseLong(f[4]),
+                    Long.parseLong(f[5]),
+                    Long.parseLong(f[6]),
+                    Boolean.parseBoolean(f[7])));
+        case "W" ->
+            history.work(
+                new WorkRecord(f[1], f[2], f[3], Long.parseLong(f[4]), Long.parseLong(f[5])));
         case "C" -> {
           attempts = Long.parseLong(f[1]);
           acquired = Long.parseLong(f[2]);

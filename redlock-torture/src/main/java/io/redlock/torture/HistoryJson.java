@@ -37,41 +37,69 @@ public final class HistoryJson {
     json.append("},\n  \"faults\": [");
     String comma = "";
     for (FaultRecord fault : result.faults()) {
-      json.append(comma).append("\n    {\"t\": ").append(fault.nanos() - origin)
-          .append(", \"at\": ").append(string(fault.at().toString()))
-          .append(", \"fault\": ").append(string(fault.fault().name()))
-          .append(", \"phase\": ").append(string(fault.phase()))
-          .append(", \"target\": ").append(string(fault.target())).append('}');
+      json.append(comma)
+          .append("\n    {\"t\": ")
+          .append(fault.nanos() - origin)
+          .append(", \"at\": ")
+          .append(string(fault.at().toString()))
+          .append(", \"fault\": ")
+          .append(string(fault.fault().name()))
+          .append(", \"phase\": ")
+          .append(string(fault.phase()))
+          .append(", \"target\": ")
+          .append(string(fault.target()))
+          .append('}');
       comma = ",";
     }
     json.append("\n  ],\n  \"leases\": [");
     comma = "";
     for (LeaseRecord lease : result.history().leases()) {
-      json.append(comma).append("\n    {\"client\": ").append(string(lease.client()))
-          .append(", \"resource\": ").append(string(lease.resource()))
-          .append(", \"token\": ").append(string(lease.token()))
-          .append(", \"granted\": ").append(lease.grantedNanos() - origin)
-          .append(", \"validUntil\": ").append(lease.validUntilNanos() - origin)
-          .append(", \"ended\": ").append(lease.endedNanos() - origin)
-          .append(", \"lost\": ").append(lease.lost()).append('}');
+      json.append(comma)
+          .append("\n    {\"client\": ")
+          .append(string(lease.client()))
+          .append(", \"resource\": ")
+          .append(string(lease.resource()))
+          .append(", \"token\": ")
+          .append(string(lease.token()))
+          .append(", \"granted\": ")
+          .append(lease.grantedNanos() - origin)
+          .append(", \"validUntil\": ")
+          .append(lease.validUntilNanos() - origin)
+          .append(", \"ended\": ")
+          .append(lease.endedNanos() - origin)
+          .append(", \"lost\": ")
+          .append(lease.lost())
+          .append('}');
       comma = ",";
     }
     json.append("\n  ],\n  \"work\": [");
     comma = "";
     for (WorkRecord work : result.history().work()) {
-      json.append(comma).append("\n    {\"client\": ").append(string(work.client()))
-          .append(", \"resource\": ").append(string(work.resource()))
-          .append(", \"token\": ").append(string(work.token()))
-          .append(", \"start\": ").append(work.startNanos() - origin)
-          .append(", \"end\": ").append(work.endNanos() - origin).append('}');
+      json.append(comma)
+          .append("\n    {\"client\": ")
+          .append(string(work.client()))
+          .append(", \"resource\": ")
+          .append(string(work.resource()))
+          .append(", \"token\": ")
+          .append(string(work.token()))
+          .append(", \"start\": ")
+          .append(work.startNanos() - origin)
+          .append(", \"end\": ")
+          .append(work.endNanos() - origin)
+          .append('}');
       comma = ",";
     }
     json.append("\n  ],\n  \"violations\": [");
     comma = "";
     for (Violation violation : result.violations()) {
-      json.append(comma).append("\n    {\"kind\": ").append(string(violation.kind().name()))
-          .append(", \"resource\": ").append(string(violation.resource()))
-          .append(", \"description\": ").append(string(violation.description())).append('}');
+      json.append(comma)
+          .append("\n    {\"kind\": ")
+          .append(string(violation.kind().name()))
+          .append(", \"resource\": ")
+          .append(string(violation.resource()))
+          .append(", \"description\": ")
+          .append(string(violation.description()))
+          .append('}');
       comma = ",";
     }
     json.append("\n  ]\n}\n");

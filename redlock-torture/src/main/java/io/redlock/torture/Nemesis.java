@@ -36,11 +36,18 @@ final class Nemesis implements Runnable {
   private final List<FaultRecord> records = new CopyOnWriteArrayList<>();
   private final FaultPlan plan;
   private final TortureListener listener;
+
   /** Nodes a scripted KILL left down; only the nemesis thread uses it. */
   private final Set<Integer> killed = new HashSet<>();
 
-  Nemesis(RedisServers servers, ProxiedFleet proxies, List<? extends ClientHandle> clients,
-      TortureOptions options, long endNanos, FaultPlan plan, TortureListener listener) {
+  Nemesis(
+      RedisServers servers,
+      ProxiedFleet proxies,
+      List<? extends ClientHandle> clients,
+      TortureOptions options,
+      long endNanos,
+      FaultPlan plan,
+      TortureListener listener) {
     this.plan = plan;
     this.listener = listener;
     this.servers = servers;
@@ -163,7 +170,11 @@ final class Nemesis implements Runnable {
       case LATENCY -> {
         Duration base = Duration.ofMillis(10 + random.nextInt(60));
         proxies.latency(node, base, base.dividedBy(2));
-        record(fault, "start", List.of(node), "",
+        record(
+            fault,
+            "start",
+            List.of(node),
+            "",
             base.toMillis() + " ms ± " + base.dividedBy(2).toMillis() + " ms");
         sleepUntilOrEnd(ttl / 2 + random.nextInt((int) ttl + 1));
         proxies.healNode(node);
@@ -196,8 +207,7 @@ final class Nemesis implements Runnable {
     for (int node : chosen) {
       servers.restart(node);
     }
-    record(Fault.MAJORITY_RESTART, "at", java.util.Arrays.stream(chosen).boxed().toList(), "",
-        "");
+    record(Fault.MAJORITY_RESTART, "at", java.util.Arrays.stream(chosen).boxed().toList(), "", "");
   }
 
   private int[] randomNodes(int count) {
@@ -209,10 +219,10 @@ final class Nemesis implements Runnable {
     return all.subList(0, count).stream().sorted().mapToInt(Integer::intValue).toArray();
   }
 
-  private void record(Fault fault, String phase, List<Integer> nodes, String client,
-      String detail) {
-    FaultRecord record = new FaultRecord(System.nanoTime(), Instant.now(), fault, phase, nodes,
-        client, detail);
+  private void record(
+      Fault fault, String phase, List<Integer> nodes, String client, String detail) {
+    FaultRecord record =
+        new FaultRecord(System.nanoTime(), Instant.now(), fault, phase, nodes, client, detail);
     records.add(record);
     listener.fault(record);
     log.info("fault {} {} {}", fault, phase, record.target());

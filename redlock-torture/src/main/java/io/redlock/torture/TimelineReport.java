@@ -24,8 +24,9 @@ public final class TimelineReport {
   private static final int WIDTH = 1400;
   private static final int LEFT = 150;
   private static final int LANE = 26;
-  private static final String[] COLOURS = {"#4e79a7", "#59a14f", "#f28e2b", "#b07aa1",
-      "#76b7b2", "#edc948", "#9c755f", "#bab0ac"};
+  private static final String[] COLOURS = {
+    "#4e79a7", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948", "#9c755f", "#bab0ac"
+  };
 
   private TimelineReport() {}
 
@@ -46,10 +47,12 @@ public final class TimelineReport {
   static String html(TortureResult result, String title, String description) {
     long origin = Timeline.origin(result);
     long span = Math.max(1, Timeline.last(result) - origin);
-    List<String> resources = new ArrayList<>(new TreeSet<>(
-        result.history().leases().stream().map(LeaseRecord::resource).toList()));
-    List<String> clients = new ArrayList<>(new TreeSet<>(
-        result.history().leases().stream().map(LeaseRecord::client).toList()));
+    List<String> resources =
+        new ArrayList<>(
+            new TreeSet<>(result.history().leases().stream().map(LeaseRecord::resource).toList()));
+    List<String> clients =
+        new ArrayList<>(
+            new TreeSet<>(result.history().leases().stream().map(LeaseRecord::client).toList()));
     for (FaultRecord fault : result.faults()) {
       if (!fault.client().isEmpty() && !clients.contains(fault.client())) {
         clients.add(fault.client());
@@ -59,9 +62,13 @@ public final class TimelineReport {
     int lanes = resources.size() + nodes + clients.size();
     int height = 40 + lanes * LANE + 30;
     StringBuilder svg = new StringBuilder();
-    svg.append(String.format(Locale.ROOT,
-        "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'"
-            + " font-size='12'>%n", WIDTH, height));
+    svg.append(
+        String.format(
+            Locale.ROOT,
+            "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d' font-family='sans-serif'"
+                + " font-size='12'>%n",
+            WIDTH,
+            height));
     int y = 30;
     axis(svg, span, height);
     Map<String, Integer> clientColour = new HashMap<>();
@@ -71,29 +78,45 @@ public final class TimelineReport {
     Map<String, Integer> resourceLane = new HashMap<>();
     for (String resource : resources) {
       resourceLane.put(resource, y);
-      label(svg, y, resource.length() > 20 ? "…" + resource.substring(resource.length() - 19)
-          : resource);
+      label(
+          svg,
+          y,
+          resource.length() > 20 ? "…" + resource.substring(resource.length() - 19) : resource);
       y += LANE;
     }
     for (LeaseRecord lease : result.history().leases()) {
       int laneY = resourceLane.get(lease.resource());
       double x1 = x(lease.grantedNanos() - origin, span);
       double x2 = Math.max(x1 + 1, x(lease.validEndNanos() - origin, span));
-      svg.append(String.format(Locale.ROOT,
-          "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='%s' fill-opacity='0.75'%s>"
-              + "<title>%s %s: %.1f ms%s</title></rect>%n",
-          x1, laneY + 3, x2 - x1, LANE - 8, COLOURS[clientColour.get(lease.client())],
-          lease.lost() ? " stroke='#d62728' stroke-width='2'" : "", escape(lease.client()),
-          lease.token().substring(0, 8), (lease.validEndNanos() - lease.grantedNanos()) / 1e6,
-          lease.lost() ? ", lost" : ""));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='%s' fill-opacity='0.75'%s>"
+                  + "<title>%s %s: %.1f ms%s</title></rect>%n",
+              x1,
+              laneY + 3,
+              x2 - x1,
+              LANE - 8,
+              COLOURS[clientColour.get(lease.client())],
+              lease.lost() ? " stroke='#d62728' stroke-width='2'" : "",
+              escape(lease.client()),
+              lease.token().substring(0, 8),
+              (lease.validEndNanos() - lease.grantedNanos()) / 1e6,
+              lease.lost() ? ", lost" : ""));
     }
     for (Violation violation : result.violations()) {
       Integer laneY = resourceLane.get(violation.resource());
       if (laneY != null) {
-        svg.append(String.format(Locale.ROOT,
-            "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#d62728'"
-                + " stroke-dasharray='4 2'><title>%s</title></rect>%n",
-            LEFT - 4, laneY, WIDTH - LEFT, LANE - 2, escape(violation.toString())));
+        svg.append(
+            String.format(
+                Locale.ROOT,
+                "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#d62728'"
+                    + " stroke-dasharray='4 2'><title>%s</title></rect>%n",
+                LEFT - 4,
+                laneY,
+                WIDTH - LEFT,
+                LANE - 2,
+                escape(violation.toString())));
       }
     }
     Map<Integer, Integer> nodeLane = new HashMap<>();
@@ -113,33 +136,59 @@ public final class TimelineReport {
 
     StringBuilder page = new StringBuilder();
     page.append("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>")
-        .append("<title>").append(escape(title))
+        .append("<title>")
+        .append(escape(title))
         .append("</title><style>body{font-family:sans-serif;margin:2em}")
         .append("table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}")
         .append(".ok{color:#2a7d2a}.bad{color:#d62728}</style></head><body>\n");
-    page.append("<h1>").append(escape(title)).append(": ")
-        .append(result.violations().isEmpty() ? "<span class='ok'>0 violations</span>"
-            : "<span class='bad'>" + result.violations().size() + " violations</span>")
-        .append("</h1>\n<p>").append(escape(description)).append("</p>\n");
-    page.append("<table><tr><th>attempts</th><td>").append(result.attempts())
-        .append("</td></tr><tr><th>acquisitions</th><td>").append(result.acquisitions())
+    page.append("<h1>")
+        .append(escape(title))
+        .append(": ")
+        .append(
+            result.violations().isEmpty()
+                ? "<span class='ok'>0 violations</span>"
+                : "<span class='bad'>" + result.violations().size() + " violations</span>")
+        .append("</h1>\n<p>")
+        .append(escape(description))
+        .append("</p>\n");
+    page.append("<table><tr><th>attempts</th><td>")
+        .append(result.attempts())
+        .append("</td></tr><tr><th>acquisitions</th><td>")
+        .append(result.acquisitions())
         .append("</td></tr><tr><th>leases lost before their write</th><td>")
-        .append(result.lostBeforeWrite()).append("</td></tr>");
-    result.failures().forEach((cause, count) -> page.append("<tr><th>failed: ")
-        .append(escape(cause)).append("</th><td>").append(count).append("</td></tr>"));
-    result.faultCounts().forEach((fault, count) -> page.append("<tr><th>fault: ")
-        .append(fault).append("</th><td>").append(count).append("</td></tr>"));
-    page.append("</table>\n<h2>Timeline</h2>\n<p>Resources: each lease is a bar from the"
-        + " moment its client knew it held it to the end of its validity or its release,"
-        + " coloured by client; red outline: lost. Nodes: red = killed, orange = paused,"
-        + " yellow = latency, grey = black hole, brown = DEBUG SLEEP, blue mark = restarted empty, purple mark ="
-        + " majority restarted. Clients: violet = partitioned, black mark = paused past its"
-        + " lease.</p>\n");
+        .append(result.lostBeforeWrite())
+        .append("</td></tr>");
+    result
+        .failures()
+        .forEach(
+            (cause, count) ->
+                page.append("<tr><th>failed: ")
+                    .append(escape(cause))
+                    .append("</th><td>")
+                    .append(count)
+                    .append("</td></tr>"));
+    result
+        .faultCounts()
+        .forEach(
+            (fault, count) ->
+                page.append("<tr><th>fault: ")
+                    .append(fault)
+                    .append("</th><td>")
+                    .append(count)
+                    .append("</td></tr>"));
+    page.append(
+        "</table>\n<h2>Timeline</h2>\n<p>Resources: each lease is a bar from the"
+            + " moment its client knew it held it to the end of its validity or its release,"
+            + " coloured by client; red outline: lost. Nodes: red = killed, orange = paused,"
+            + " yellow = latency, grey = black hole, brown = DEBUG SLEEP, blue mark = restarted empty, purple mark ="
+            + " majority restarted. Clients: violet = partitioned, black mark = paused past its"
+            + " lease.</p>\n");
     page.append(svg);
     page.append("<h2>Violations</h2>\n");
     if (result.violations().isEmpty()) {
-      page.append("<p class='ok'>None: no two leases on one resource were valid at once, no"
-          + " two writes overlapped, and no write came after its lease ended.</p>\n");
+      page.append(
+          "<p class='ok'>None: no two leases on one resource were valid at once, no"
+              + " two writes overlapped, and no write came after its lease ended.</p>\n");
     } else {
       page.append("<ul>\n");
       for (Violation violation : result.violations()) {
@@ -155,8 +204,13 @@ public final class TimelineReport {
     return page.toString();
   }
 
-  private static void faults(StringBuilder svg, List<FaultRecord> faults, long origin,
-      long span, Map<Integer, Integer> nodeLane, Map<String, Integer> clientLane) {
+  private static void faults(
+      StringBuilder svg,
+      List<FaultRecord> faults,
+      long origin,
+      long span,
+      Map<Integer, Integer> nodeLane,
+      Map<String, Integer> clientLane) {
     Map<String, FaultRecord> open = new HashMap<>();
     for (FaultRecord fault : faults) {
       String key = fault.fault() + "|" + fault.nodes() + "|" + fault.client();
@@ -173,19 +227,26 @@ public final class TimelineReport {
     }
   }
 
-  private static void span(StringBuilder svg, FaultRecord start, long endNanos, long origin,
-      long span, Map<Integer, Integer> nodeLane, Map<String, Integer> clientLane) {
+  private static void span(
+      StringBuilder svg,
+      FaultRecord start,
+      long endNanos,
+      long origin,
+      long span,
+      Map<Integer, Integer> nodeLane,
+      Map<String, Integer> clientLane) {
     double x1 = x(start.nanos() - origin, span);
     double x2 = Math.max(x1 + 2, x(endNanos - origin, span));
-    String colour = switch (start.fault()) {
-      case KILL -> "#d62728";
-      case PAUSE -> "#ff7f0e";
-      case LATENCY -> "#e6c200";
-      case BLACKHOLE -> "#7f7f7f";
-      case SLOW_COMMAND -> "#8c564b";
-      case PARTITION -> "#9467bd";
-      default -> "#333333";
-    };
+    String colour =
+        switch (start.fault()) {
+          case KILL -> "#d62728";
+          case PAUSE -> "#ff7f0e";
+          case LATENCY -> "#e6c200";
+          case BLACKHOLE -> "#7f7f7f";
+          case SLOW_COMMAND -> "#8c564b";
+          case PARTITION -> "#9467bd";
+          default -> "#333333";
+        };
     List<Integer> ys = new ArrayList<>();
     if (start.fault() == Fault.PARTITION && clientLane.containsKey(start.client())) {
       ys.add(clientLane.get(start.client()));
@@ -195,15 +256,27 @@ public final class TimelineReport {
       }
     }
     for (int laneY : ys) {
-      svg.append(String.format(Locale.ROOT,
-          "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='%s' fill-opacity='0.7'>"
-              + "<title>%s</title></rect>%n",
-          x1, laneY + 5, x2 - x1, LANE - 12, colour, escape(start.toString())));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<rect x='%.1f' y='%d' width='%.1f' height='%d' fill='%s' fill-opacity='0.7'>"
+                  + "<title>%s</title></rect>%n",
+              x1,
+              laneY + 5,
+              x2 - x1,
+              LANE - 12,
+              colour,
+              escape(start.toString())));
     }
   }
 
-  private static void mark(StringBuilder svg, FaultRecord fault, long origin, long span,
-      Map<Integer, Integer> nodeLane, Map<String, Integer> clientLane) {
+  private static void mark(
+      StringBuilder svg,
+      FaultRecord fault,
+      long origin,
+      long span,
+      Map<Integer, Integer> nodeLane,
+      Map<String, Integer> clientLane) {
     double x = x(fault.nanos() - origin, span);
     List<Integer> ys = new ArrayList<>();
     if (!fault.client().isEmpty() && clientLane.containsKey(fault.client())) {
@@ -212,15 +285,22 @@ public final class TimelineReport {
     for (int node : fault.nodes()) {
       ys.add(nodeLane.get(node));
     }
-    String colour = switch (fault.fault()) {
-      case MAJORITY_RESTART -> "#8c1aff";
-      case CLIENT_PAUSE -> "#000000";
-      default -> "#1f77b4";
-    };
+    String colour =
+        switch (fault.fault()) {
+          case MAJORITY_RESTART -> "#8c1aff";
+          case CLIENT_PAUSE -> "#000000";
+          default -> "#1f77b4";
+        };
     for (int laneY : ys) {
-      svg.append(String.format(Locale.ROOT,
-          "<rect x='%.1f' y='%d' width='4' height='%d' fill='%s'><title>%s</title></rect>%n",
-          x - 2, laneY + 2, LANE - 6, colour, escape(fault.toString())));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<rect x='%.1f' y='%d' width='4' height='%d' fill='%s'><title>%s</title></rect>%n",
+              x - 2,
+              laneY + 2,
+              LANE - 6,
+              colour,
+              escape(fault.toString())));
     }
   }
 
@@ -229,16 +309,23 @@ public final class TimelineReport {
     double step = seconds <= 15 ? 1 : seconds <= 60 ? 5 : seconds <= 300 ? 30 : 60;
     for (double s = 0; s <= seconds; s += step) {
       double x = x((long) (s * 1e9), span);
-      svg.append(String.format(Locale.ROOT,
-          "<line x1='%.1f' y1='22' x2='%.1f' y2='%d' stroke='#ddd'/>"
-              + "<text x='%.1f' y='16' text-anchor='middle'>%.0f s</text>%n",
-          x, x, height - 20, x, s));
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<line x1='%.1f' y1='22' x2='%.1f' y2='%d' stroke='#ddd'/>"
+                  + "<text x='%.1f' y='16' text-anchor='middle'>%.0f s</text>%n",
+              x,
+              x,
+              height - 20,
+              x,
+              s));
     }
   }
 
   private static void label(StringBuilder svg, int y, String text) {
-    svg.append(String.format(Locale.ROOT, "<text x='8' y='%d'>%s</text>%n", y + LANE / 2 + 4,
-        escape(text)));
+    svg.append(
+        String.format(
+            Locale.ROOT, "<text x='8' y='%d'>%s</text>%n", y + LANE / 2 + 4, escape(text)));
   }
 
   private static double x(long nanos, long span) {
@@ -246,7 +333,9 @@ public final class TimelineReport {
   }
 
   private static String escape(String text) {
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
         .replace("'", "&#39;");
   }
 }

@@ -42,8 +42,15 @@ final class TortureClient implements Runnable, ClientHandle {
   private final AtomicReference<String> holding = new AtomicReference<>();
   private final TortureListener listener;
 
-  TortureClient(String name, Redlock redlock, List<String> resources, TortureOptions options,
-      History history, TortureCounters counters, long seed, long endNanos,
+  TortureClient(
+      String name,
+      Redlock redlock,
+      List<String> resources,
+      TortureOptions options,
+      History history,
+      TortureCounters counters,
+      long seed,
+      long endNanos,
       TortureListener listener) {
     this.listener = listener;
     this.name = name;
@@ -124,8 +131,8 @@ final class TortureClient implements Runnable, ClientHandle {
       holding.set(null);
       listener.holding(name, null);
       lease.release();
-      history.lease(new LeaseRecord(name, resource, lease.token(), granted, validUntil,
-          releasing, lost));
+      history.lease(
+          new LeaseRecord(name, resource, lease.token(), granted, validUntil, releasing, lost));
     }
   }
 

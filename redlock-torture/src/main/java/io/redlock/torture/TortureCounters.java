@@ -33,8 +33,8 @@ final class TortureCounters {
     this.attempts.add(attempts);
     this.acquired.add(acquired);
     this.lost.add(lost);
-    failures.forEach((cause, count) ->
-        this.failures.computeIfAbsent(cause, c -> new LongAdder()).add(count));
+    failures.forEach(
+        (cause, count) -> this.failures.computeIfAbsent(cause, c -> new LongAdder()).add(count));
   }
 
   long attempts() {

@@ -17,7 +17,7 @@ import java.util.List;
 public interface TortureListener {
 
   /** Nothing: the run's own result is all that is wanted. */
-  TortureListener NONE = new TortureListener() { };
+  TortureListener NONE = new TortureListener() {};
 
   /**
    * The servers are up and declared fresh, the first lock was taken, and the clients and the

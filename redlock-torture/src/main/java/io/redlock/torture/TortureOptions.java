@@ -31,8 +31,7 @@ public final class TortureOptions {
 
   private TortureOptions(Builder b) {
     this.clientPrefix = b.clientPrefix;
-    this.resourcePrefix = b.resourcePrefix != null ? b.resourcePrefix
-        : "torture:" + b.seed + ":";
+    this.resourcePrefix = b.resourcePrefix != null ? b.resourcePrefix : "torture:" + b.seed + ":";
     this.redlocks = b.redlocks;
     this.proxies = b.proxies;
     this.nodes = b.nodes;
@@ -149,13 +148,33 @@ public final class TortureOptions {
 
   @Override
   public String toString() {
-    return "nodes=" + nodes + " clients=" + clients + " resources=" + resources + " duration="
-        + duration.toMillis() + "ms ttl=" + ttl.toMillis() + "ms work<=" + work.toMillis()
-        + "ms faultInterval=" + faultInterval.toMillis() + "ms faults=" + faults + " seed="
-        + seed + " restartGuard=" + restartGuard + " persistence=" + persistence
-        + " pauseBetweenCheckAndWrite=" + pauseBetweenCheckAndWrite
+    return "nodes="
+        + nodes
+        + " clients="
+        + clients
+        + " resources="
+        + resources
+        + " duration="
+        + duration.toMillis()
+        + "ms ttl="
+        + ttl.toMillis()
+        + "ms work<="
+        + work.toMillis()
+        + "ms faultInterval="
+        + faultInterval.toMillis()
+        + "ms faults="
+        + faults
+        + " seed="
+        + seed
+        + " restartGuard="
+        + restartGuard
+        + " persistence="
+        + persistence
+        + " pauseBetweenCheckAndWrite="
+        + pauseBetweenCheckAndWrite
         + (processes > 0 ? " processes=" + processes : "")
-        + (redlocks > 0 ? " redlocks=" + redlocks : "") + (proxies ? "" : " proxies=false");
+        + (redlocks > 0 ? " redlocks=" + redlocks : "")
+        + (proxies ? "" : " proxies=false");
   }
 
   private static final Set<Fault> NEED_PROXIES =
@@ -170,8 +189,8 @@ public final class TortureOptions {
     private Duration ttl = Duration.ofSeconds(2);
     private Duration work = Duration.ofMillis(50);
     private Duration faultInterval = Duration.ofSeconds(2);
-    private Set<Fault> faults = EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE,
-        Fault.CLIENT_PAUSE);
+    private Set<Fault> faults =
+        EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE, Fault.CLIENT_PAUSE);
     private long seed = 1;
     private boolean restartGuard = true;
     private boolean persistence;
@@ -279,17 +298,29 @@ public final class TortureOptions {
       require(resources >= 1 && resources <= 64, "resources", resources, "1 to 64");
       require(!duration.isNegative() && !duration.isZero(), "duration", duration, "more than 0");
       require(ttl.toMillis() >= 200, "ttl", ttl, "at least 200 ms");
-      require(!work.isNegative() && work.compareTo(ttl.dividedBy(2)) <= 0, "work", work,
+      require(
+          !work.isNegative() && work.compareTo(ttl.dividedBy(2)) <= 0,
+          "work",
+          work,
           "from 0 to half the ttl");
-      require(faultInterval.toMillis() >= 100, "faultInterval", faultInterval,
-          "at least 100 ms");
-      require(processes >= 0 && processes <= clients, "processes", processes,
+      require(faultInterval.toMillis() >= 100, "faultInterval", faultInterval, "at least 100 ms");
+      require(
+          processes >= 0 && processes <= clients,
+          "processes",
+          processes,
           "from 0 (clients are threads) to the number of clients");
-      require(redlocks >= 0 && redlocks <= clients && (redlocks == 0
-          || processes == 0 && !faults.contains(Fault.PARTITION)), "redlocks", redlocks,
+      require(
+          redlocks >= 0
+              && redlocks <= clients
+              && (redlocks == 0 || processes == 0 && !faults.contains(Fault.PARTITION)),
+          "redlocks",
+          redlocks,
           "from 0 (one each) to the number of clients, and 0 with processes or PARTITION"
               + " (a partition cuts one client off)");
-      require(proxies || faults.stream().noneMatch(NEED_PROXIES::contains), "proxies", proxies,
+      require(
+          proxies || faults.stream().noneMatch(NEED_PROXIES::contains),
+          "proxies",
+          proxies,
           "true with the faults " + NEED_PROXIES);
       return new TortureOptions(this);
     }

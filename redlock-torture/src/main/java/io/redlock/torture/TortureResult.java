@@ -21,9 +21,16 @@ import java.util.Map;
  * @param history every lease and every piece of work
  * @param violations what the checker found; empty for a safe run
  */
-public record TortureResult(TortureOptions options, Duration elapsed, long attempts,
-    long acquisitions, long lostBeforeWrite, Map<String, Long> failures,
-    List<FaultRecord> faults, History history, List<Violation> violations) {
+public record TortureResult(
+    TortureOptions options,
+    Duration elapsed,
+    long attempts,
+    long acquisitions,
+    long lostBeforeWrite,
+    Map<String, Long> failures,
+    List<FaultRecord> faults,
+    History history,
+    List<Violation> violations) {
 
   /** Faults injected, by kind (a fault with a start and an end counts once). */
   public Map<Fault, Integer> faultCounts() {
@@ -41,11 +48,16 @@ public record TortureResult(TortureOptions options, Duration elapsed, long attem
     StringBuilder text = new StringBuilder();
     text.append(String.format(Locale.ROOT, "%-34s %d%n", "attempts", attempts));
     text.append(String.format(Locale.ROOT, "%-34s %d%n", "acquisitions", acquisitions));
-    text.append(String.format(Locale.ROOT, "%-34s %d%n", "leases lost before their write", lostBeforeWrite));
-    failures.forEach((cause, count) ->
-        text.append(String.format(Locale.ROOT, "%-34s %d%n", "failed: " + cause, count)));
-    faultCounts().forEach((fault, count) ->
-        text.append(String.format(Locale.ROOT, "%-34s %d%n", "fault: " + fault, count)));
+    text.append(
+        String.format(
+            Locale.ROOT, "%-34s %d%n", "leases lost before their write", lostBeforeWrite));
+    failures.forEach(
+        (cause, count) ->
+            text.append(String.format(Locale.ROOT, "%-34s %d%n", "failed: " + cause, count)));
+    faultCounts()
+        .forEach(
+            (fault, count) ->
+                text.append(String.format(Locale.ROOT, "%-34s %d%n", "fault: " + fault, count)));
     text.append(String.format(Locale.ROOT, "%-34s %d%n", "violations", violations.size()));
     for (Violation violation : violations.subList(0, Math.min(10, violations.size()))) {
       text.append("  ").append(violation).append(System.lineSeparator());

@@ -68,12 +68,15 @@ public final class TortureRun {
    */
   public static TortureResult run(TortureOptions options, Consumer<Progress> progress)
       throws InterruptedException {
-    return run(options, FaultPlan.random(), new TortureListener() {
-      @Override
-      public void progress(Progress now) {
-        progress.accept(now);
-      }
-    });
+    return run(
+        options,
+        FaultPlan.random(),
+        new TortureListener() {
+          @Override
+          public void progress(Progress now) {
+            progress.accept(now);
+          }
+        });
   }
 
   /**
@@ -83,13 +86,13 @@ public final class TortureRun {
    *
    * @throws IllegalArgumentException if a scripted step names a node the run does not have
    */
-  public static TortureResult run(TortureOptions options, FaultPlan plan,
-      TortureListener listener) throws InterruptedException {
+  public static TortureResult run(TortureOptions options, FaultPlan plan, TortureListener listener)
+      throws InterruptedException {
     if (plan instanceof FaultPlan.Script script) {
       for (FaultPlan.Step step : script.steps()) {
         if (step.node() >= options.nodes()) {
-          throw new IllegalArgumentException("step " + step + " names a node beyond the "
-              + options.nodes() + " of the run");
+          throw new IllegalArgumentException(
+              "step " + step + " names a node beyond the " + options.nodes() + " of the run");
         }
       }
     }
@@ -97,15 +100,19 @@ public final class TortureRun {
     TortureCounters counters = new TortureCounters();
     // Declared fresh after start, as 'redlock init' does for a new cluster: the nodes count
     // at once; a node restarted empty by the nemesis loses the marker and is held back.
-    try (RedisServers servers = RedisServers.builder().count(options.nodes())
-            .appendOnly(options.persistence()).fresh(true).start();
+    try (RedisServers servers =
+            RedisServers.builder()
+                .count(options.nodes())
+                .appendOnly(options.persistence())
+                .fresh(true)
+                .start();
         ProxiedFleet proxies = ProxiedFleet.of(servers, new FaultLog())) {
       List<String> resources = new ArrayList<>();
       for (int i = 0; i < options.resources(); i++) {
         resources.add(options.resourcePrefix() + i);
       }
-      Setting setting = new Setting(options, servers, proxies, resources, history, counters,
-          plan, listener);
+      Setting setting =
+          new Setting(options, servers, proxies, resources, history, counters, plan, listener);
       try (Redlock probe = Redlock.create(config(options, setting.urisFor("warm-up")))) {
         awaitUsable(probe, options);
       }
@@ -114,8 +121,14 @@ public final class TortureRun {
   }
 
   /** What one run works with, handed from {@link #run} to the way its clients run. */
-  private record Setting(TortureOptions options, RedisServers servers, ProxiedFleet proxies,
-      List<String> resources, History history, TortureCounters counters, FaultPlan plan,
+  private record Setting(
+      TortureOptions options,
+      RedisServers servers,
+      ProxiedFleet proxies,
+      List<String> resources,
+      History history,
+      TortureCounters counters,
+      FaultPlan plan,
       TortureListener listener) {
 
     Nemesis nemesis(List<? extends ClientHandle> clients, long end) {
@@ -136,17 +149,24 @@ public final class TortureRun {
       // Redlocks shared round robin, each through proxies of its own (or none: see proxies).
       int count = options.redlocks() == 0 ? options.clients() : options.redlocks();
       for (int k = 0; k < count; k++) {
-        String proxiesName = options.redlocks() == 0 ? options.clientPrefix() + k
-            : "redlock-" + k;
+        String proxiesName = options.redlocks() == 0 ? options.clientPrefix() + k : "redlock-" + k;
         redlocks.add(Redlock.create(config(options, setting.urisFor(proxiesName))));
       }
       List<TortureClient> clients = new ArrayList<>();
       long start = System.nanoTime();
       long end = start + options.duration().toNanos();
       for (int i = 0; i < options.clients(); i++) {
-        clients.add(new TortureClient(options.clientPrefix() + i, redlocks.get(i % count),
-            setting.resources(), options, setting.history(), setting.counters(),
-            options.seed() * 1_000 + i, end, setting.listener()));
+        clients.add(
+            new TortureClient(
+                options.clientPrefix() + i,
+                redlocks.get(i % count),
+                setting.resources(),
+                options,
+                setting.history(),
+                setting.counters(),
+                options.seed() * 1_000 + i,
+                end,
+                setting.listener()));
       }
       List<Thread> threads = new ArrayList<>();
       for (TortureClient client : clients) {
@@ -177,25 +197,33 @@ public final class TortureRun {
     try {
       long start = System.nanoTime();
       for (int p = 0; p < options.processes(); p++) {
-        List<String> command = new ArrayList<>(List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-            ClientProcess.class.getName(), dir.resolve("history-" + p + ".tsv").toString(),
-            Long.toString(options.duration().toMillis()), Long.toString(options.ttl().toMillis()),
-            Long.toString(options.work().toMillis()), Boolean.toString(options.restartGuard()),
-            Boolean.toString(options.pauseBetweenCheckAndWrite()),
-            Long.toString(options.seed() * 100 + p), String.join(",", resources)));
+        List<String> command =
+            new ArrayList<>(
+                List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx256m",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ClientProcess.class.getName(),
+                    dir.resolve("history-" + p + ".tsv").toString(),
+                    Long.toString(options.duration().toMillis()),
+                    Long.toString(options.ttl().toMillis()),
+                    Long.toString(options.work().toMillis()),
+                    Boolean.toString(options.restartGuard()),
+                    Boolean.toString(options.pauseBetweenCheckAndWrite()),
+                    Long.toString(options.seed() * 100 + p),
+                    String.join(",", resources)));
         List<String> names = new ArrayList<>();
         for (int i = p; i < options.clients(); i += options.processes()) {
           String name = "p" + p + "-" + options.clientPrefix() + i;
           names.add(name);
           command.add(name + "=" + String.join(",", setting.urisFor(name)));
         }
-        Process process = new ProcessBuilder(command)
-            .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process process =
+            new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         processes.add(process);
-        PrintStream commands = new PrintStream(process.getOutputStream(), true,
-            StandardCharsets.UTF_8);
+        PrintStream commands =
+            new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
         List<RemoteClient> mine = new ArrayList<>();
         for (String name : names) {
           mine.add(new RemoteClient(name, commands));
@@ -225,13 +253,20 @@ public final class TortureRun {
                 acquisitions += totals[1];
               }
             }
-            setting.listener().progress(new Progress(
-                Duration.ofNanos(System.nanoTime() - start), attempts, acquisitions,
-                nemesis.records().size()));
+            setting
+                .listener()
+                .progress(
+                    new Progress(
+                        Duration.ofNanos(System.nanoTime() - start),
+                        attempts,
+                        acquisitions,
+                        nemesis.records().size()));
           }
           if (process.exitValue() != 0) {
-            throw new IllegalStateException("a client process failed with exit status "
-                + process.exitValue() + " (its errors are above)");
+            throw new IllegalStateException(
+                "a client process failed with exit status "
+                    + process.exitValue()
+                    + " (its errors are above)");
           }
         }
       } finally {
@@ -240,8 +275,8 @@ public final class TortureRun {
       }
       for (int p = 0; p < processes.size(); p++) {
         try {
-          HistoryFile.read(dir.resolve("history-" + p + ".tsv"), setting.history(),
-              setting.counters());
+          HistoryFile.read(
+              dir.resolve("history-" + p + ".tsv"), setting.history(), setting.counters());
         } catch (IOException e) {
           throw new IllegalStateException("could not read client process " + p + "'s history", e);
         }
@@ -267,8 +302,9 @@ public final class TortureRun {
 
   /** Reads a client process's reports of who holds what and its totals, until it ends. */
   private static void follow(Process process, List<RemoteClient> clients, long[] totals) {
-    try (BufferedReader in = new BufferedReader(
-        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader in =
+        new BufferedReader(
+            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = in.readLine()) != null) {
         String[] words = line.split(" ");
@@ -290,16 +326,25 @@ public final class TortureRun {
     }
   }
 
-  private static void runAll(List<Thread> threads, Nemesis nemesis, long start,
-      TortureCounters counters, TortureListener listener) throws InterruptedException {
+  private static void runAll(
+      List<Thread> threads,
+      Nemesis nemesis,
+      long start,
+      TortureCounters counters,
+      TortureListener listener)
+      throws InterruptedException {
     Thread nemesisThread = new Thread(nemesis, "torture-nemesis");
     threads.forEach(Thread::start);
     nemesisThread.start();
     try {
       while (threads.stream().anyMatch(Thread::isAlive) || nemesisThread.isAlive()) {
         Thread.sleep(1_000);
-        listener.progress(new Progress(Duration.ofNanos(System.nanoTime() - start),
-            counters.attempts(), counters.acquired(), nemesis.records().size()));
+        listener.progress(
+            new Progress(
+                Duration.ofNanos(System.nanoTime() - start),
+                counters.attempts(),
+                counters.acquired(),
+                nemesis.records().size()));
       }
     } finally {
       nemesisThread.interrupt();
@@ -311,11 +356,22 @@ public final class TortureRun {
     }
   }
 
-  private static TortureResult result(TortureOptions options, long start,
-      TortureCounters counters, Nemesis nemesis, History history) {
-    return new TortureResult(options, Duration.ofNanos(System.nanoTime() - start),
-        counters.attempts(), counters.acquired(), counters.lostBeforeWrite(),
-        counters.failures(), nemesis.records(), history, SafetyChecker.check(history));
+  private static TortureResult result(
+      TortureOptions options,
+      long start,
+      TortureCounters counters,
+      Nemesis nemesis,
+      History history) {
+    return new TortureResult(
+        options,
+        Duration.ofNanos(System.nanoTime() - start),
+        counters.attempts(),
+        counters.acquired(),
+        counters.lostBeforeWrite(),
+        counters.failures(),
+        nemesis.records(),
+        history,
+        SafetyChecker.check(history));
   }
 
   /**
@@ -334,7 +390,7 @@ public final class TortureRun {
       }
       Thread.sleep(100);
     }
-    throw new IllegalStateException("no lock could be taken on the fresh servers within "
-        + limit.toMillis() + " ms");
+    throw new IllegalStateException(
+        "no lock could be taken on the fresh servers within " + limit.toMillis() + " ms");
   }
 }

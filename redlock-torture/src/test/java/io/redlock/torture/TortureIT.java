@@ -19,20 +19,35 @@ import org.junit.jupiter.api.Timeout;
 class TortureIT {
 
   private static TortureResult run(TortureOptions options) throws InterruptedException {
-    TortureResult result = TortureRun.run(options, progress -> { });
+    TortureResult result = TortureRun.run(options, progress -> {});
     System.out.println(options + System.lineSeparator() + result.summary());
     return result;
   }
 
   @Test
   void everyFaultWithTheRestartGuardOnKeepsMutualExclusion() throws Exception {
-    TortureResult result = run(TortureOptions.builder()
-        .nodes(5).clients(4).resources(2).duration(Duration.ofSeconds(20))
-        .ttl(Duration.ofSeconds(2)).work(Duration.ofMillis(50))
-        .faultInterval(Duration.ofMillis(1_200)).seed(11)
-        .faults(EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE, Fault.SLOW_COMMAND,
-            Fault.PARTITION, Fault.LATENCY, Fault.BLACKHOLE, Fault.CLIENT_PAUSE))
-        .build());
+    TortureResult result =
+        run(
+            TortureOptions.builder()
+                .nodes(5)
+                .clients(4)
+                .resources(2)
+                .duration(Duration.ofSeconds(20))
+                .ttl(Duration.ofSeconds(2))
+                .work(Duration.ofMillis(50))
+                .faultInterval(Duration.ofMillis(1_200))
+                .seed(11)
+                .faults(
+                    EnumSet.of(
+                        Fault.KILL,
+                        Fault.RESTART_EMPTY,
+                        Fault.PAUSE,
+                        Fault.SLOW_COMMAND,
+                        Fault.PARTITION,
+                        Fault.LATENCY,
+                        Fault.BLACKHOLE,
+                        Fault.CLIENT_PAUSE))
+                .build());
     assertThat(result.violations()).isEmpty();
     assertThat(result.acquisitions()).isPositive();
     assertThat(result.faultCounts().keySet().size()).isGreaterThanOrEqualTo(4);
@@ -48,24 +63,43 @@ class TortureIT {
 
   @Test
   void clientsInSeveralProcessesKeepMutualExclusion() throws Exception {
-    TortureResult result = run(TortureOptions.builder()
-        .nodes(5).clients(4).processes(2).resources(1).duration(Duration.ofSeconds(12))
-        .ttl(Duration.ofSeconds(2)).work(Duration.ofMillis(50))
-        .faultInterval(Duration.ofMillis(1_000)).seed(31)
-        .faults(EnumSet.of(Fault.KILL, Fault.RESTART_EMPTY, Fault.PAUSE, Fault.PARTITION,
-            Fault.CLIENT_PAUSE))
-        .build());
+    TortureResult result =
+        run(
+            TortureOptions.builder()
+                .nodes(5)
+                .clients(4)
+                .processes(2)
+                .resources(1)
+                .duration(Duration.ofSeconds(12))
+                .ttl(Duration.ofSeconds(2))
+                .work(Duration.ofMillis(50))
+                .faultInterval(Duration.ofMillis(1_000))
+                .seed(31)
+                .faults(
+                    EnumSet.of(
+                        Fault.KILL,
+                        Fault.RESTART_EMPTY,
+                        Fault.PAUSE,
+                        Fault.PARTITION,
+                        Fault.CLIENT_PAUSE))
+                .build());
     assertThat(result.violations()).isEmpty();
-    assertThat(result.history().leases()).extracting(lease -> lease.client().substring(0, 2))
+    assertThat(result.history().leases())
+        .extracting(lease -> lease.client().substring(0, 2))
         .contains("p0", "p1");
     assertThat(result.acquisitions()).isPositive();
   }
 
   private static TortureOptions.Builder majorityRestarts() {
     return TortureOptions.builder()
-        .nodes(3).clients(2).resources(1).duration(Duration.ofSeconds(12))
-        .ttl(Duration.ofSeconds(3)).work(Duration.ofMillis(1_500))
-        .faultInterval(Duration.ofMillis(1_500)).seed(23)
+        .nodes(3)
+        .clients(2)
+        .resources(1)
+        .duration(Duration.ofSeconds(12))
+        .ttl(Duration.ofSeconds(3))
+        .work(Duration.ofMillis(1_500))
+        .faultInterval(Duration.ofMillis(1_500))
+        .seed(23)
         .faults(EnumSet.of(Fault.MAJORITY_RESTART));
   }
 
@@ -73,7 +107,8 @@ class TortureIT {
   void aMajorityRestartedEmptyWithoutTheGuardLetsTwoClientsHoldOneLock() throws Exception {
     TortureResult result = run(majorityRestarts().restartGuard(false).build());
     assertThat(result.faultCounts().get(Fault.MAJORITY_RESTART)).isPositive();
-    assertThat(result.violations()).extracting(Violation::kind)
+    assertThat(result.violations())
+        .extracting(Violation::kind)
         .contains(Violation.Kind.OVERLAPPING_LEASES);
     Path dir = Files.createDirectories(Path.of("target", "torture"));
     TimelineReport.write(result, dir.resolve("unsafe-majority-restart.html"));
@@ -88,13 +123,22 @@ class TortureIT {
 
   @Test
   void aClientPausedBetweenItsCheckAndItsWriteIsCaught() throws Exception {
-    TortureResult result = run(TortureOptions.builder()
-        .nodes(3).clients(2).resources(1).duration(Duration.ofSeconds(8))
-        .ttl(Duration.ofSeconds(1)).work(Duration.ofMillis(20))
-        .faultInterval(Duration.ofSeconds(1)).seed(5)
-        .faults(EnumSet.of(Fault.CLIENT_PAUSE)).pauseBetweenCheckAndWrite(true)
-        .build());
-    assertThat(result.violations()).extracting(Violation::kind)
+    TortureResult result =
+        run(
+            TortureOptions.builder()
+                .nodes(3)
+                .clients(2)
+                .resources(1)
+                .duration(Duration.ofSeconds(8))
+                .ttl(Duration.ofSeconds(1))
+                .work(Duration.ofMillis(20))
+                .faultInterval(Duration.ofSeconds(1))
+                .seed(5)
+                .faults(EnumSet.of(Fault.CLIENT_PAUSE))
+                .pauseBetweenCheckAndWrite(true)
+                .build());
+    assertThat(result.violations())
+        .extracting(Violation::kind)
         .contains(Violation.Kind.WORK_AFTER_LEASE_ENDED);
   }
 }

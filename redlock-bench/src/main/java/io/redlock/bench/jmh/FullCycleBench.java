@@ -44,16 +44,19 @@ public class FullCycleBench {
   @Setup
   public void setUp() {
     transport = new InMemoryNodes();
-    redlock = Redlock.create(RedlockConfig.builder()
-        .nodes(InMemoryNodes.uris(5))
-        .ttl(TTL)
-        .build(), transport); // in-memory nodes report a day of uptime: the guard counts them
-    heard = Redlock.create(RedlockConfig.builder()
-        .nodes(InMemoryNodes.uris(5))
-        .ttl(TTL)
-        .restartGuard(false)
-        .listener(new io.redlock.RedlockListener() { })
-        .build(), transport);
+    redlock =
+        Redlock.create(
+            RedlockConfig.builder().nodes(InMemoryNodes.uris(5)).ttl(TTL).build(),
+            transport); // in-memory nodes report a day of uptime: the guard counts them
+    heard =
+        Redlock.create(
+            RedlockConfig.builder()
+                .nodes(InMemoryNodes.uris(5))
+                .ttl(TTL)
+                .restartGuard(false)
+                .listener(new io.redlock.RedlockListener() {})
+                .build(),
+            transport);
   }
 
   @Benchmark

@@ -77,8 +77,8 @@ final class InMemoryNodes implements NodeTransport {
 
     @Override
     public CompletionStage<NodeInfo> info() {
-      return CompletableFuture.completedFuture(new NodeInfo(runId, "master", 86_400,
-          System.currentTimeMillis() * 1000));
+      return CompletableFuture.completedFuture(
+          new NodeInfo(runId, "master", 86_400, System.currentTimeMillis() * 1000));
     }
 
     @Override

@@ -38,20 +38,22 @@ public class QuorumBench {
   private static final CompletableFuture<Boolean> GRANTED = CompletableFuture.completedFuture(true);
 
   /** A clock whose timer never fires: a round here always settles before its timeout. */
-  static final TimeSource NO_TIMER = new TimeSource() {
-    @Override
-    public long nanoTime() {
-      return System.nanoTime();
-    }
+  static final TimeSource NO_TIMER =
+      new TimeSource() {
+        @Override
+        public long nanoTime() {
+          return System.nanoTime();
+        }
 
-    @Override
-    public Cancellable schedule(Runnable task, long delayNanos) {
-      return () -> { };
-    }
-  };
+        @Override
+        public Cancellable schedule(Runnable task, long delayNanos) {
+          return () -> {};
+        }
+      };
 
   private List<NodeClient> nodes;
   private final Round.Request request = (index, node) -> GRANTED;
+
   /** Its timer never fires; settled rounds leave the queue as the next round starts. */
   private final RoundTimeouts timeouts = new RoundTimeouts(NO_TIMER, 50_000_000L);
 

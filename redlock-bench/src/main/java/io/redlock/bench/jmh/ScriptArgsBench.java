@@ -47,8 +47,8 @@ public class ScriptArgsBench {
 
   @Benchmark
   public int encodeSetNxPx() {
-    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8)
-        .addKey(keys.get(0)).addValue(token);
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8).addKey(keys.get(0)).addValue(token);
     SetArgs.Builder.nx().px(ttlMillis).build(args);
     Command<String, String, String> command =
         new Command<>(CommandType.SET, new StatusOutput<>(StringCodec.UTF8), args);
@@ -61,10 +61,14 @@ public class ScriptArgsBench {
   public int encodeEvalshaUnlock() {
     String[] keyArray = keys.toArray(String[]::new);
     String[] values = {token};
-    CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8)
-        .add(SHA).add(keyArray.length).addKeys(keyArray).addValues(values);
-    Command<String, String, Long> command = new Command<>(CommandType.EVALSHA,
-        new IntegerOutput<>(StringCodec.UTF8), args);
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8)
+            .add(SHA)
+            .add(keyArray.length)
+            .addKeys(keyArray)
+            .addValues(values);
+    Command<String, String, Long> command =
+        new Command<>(CommandType.EVALSHA, new IntegerOutput<>(StringCodec.UTF8), args);
     buffer.clear();
     command.encode(buffer);
     return buffer.writerIndex() + (ScriptOutputType.INTEGER.ordinal() & 0);

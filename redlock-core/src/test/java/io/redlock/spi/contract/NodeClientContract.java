@@ -79,7 +79,8 @@ public abstract class NodeClientContract {
 
   private void assertPttlBetween(long min, long max, String key) {
     long pttl = pttl(key);
-    assertTrue(pttl >= min && pttl <= max,
+    assertTrue(
+        pttl >= min && pttl <= max,
         () -> "PTTL of " + key + " is " + pttl + ", expected " + min + " to " + max);
   }
 
