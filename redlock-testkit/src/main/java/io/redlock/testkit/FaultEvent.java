@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param proxy the name of the proxy (and so of the node or client/node pair) it applies to
  * @param kind what was done
  * @param detail a human-readable description, e.g. {@code "base=50ms jitter=10ms"}
+ * @since 0.1.0
  */
 public record FaultEvent(Instant at, long nanoTime, String proxy, Kind kind, String detail) {
 

@@ -17,6 +17,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: recording and reading synchronize on the log; {@link #events()} returns a
  * snapshot.
+ *
+ * @since 0.1.0
  */
 public final class FaultLog {
 

@@ -60,6 +60,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe: fault methods may be called from any thread at any time; they are serialised,
  * so the log order is the order in which the faults took effect.
+ *
+ * @since 0.1.0
  */
 public final class FaultProxy implements AutoCloseable {
 

@@ -8,6 +8,8 @@ import java.util.List;
  *
  * <p>Thread-safe: any number of client threads record at once; the lists returned are
  * snapshots.
+ *
+ * @since 0.1.0
  */
 public final class History {
 

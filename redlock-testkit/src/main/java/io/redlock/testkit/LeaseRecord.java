@@ -14,6 +14,7 @@ import java.util.Objects;
  *     any extension)
  * @param endedNanos when the client released it, or learned it was lost
  * @param lost whether it ended lost rather than released
+ * @since 0.1.0
  */
 public record LeaseRecord(
     String client,

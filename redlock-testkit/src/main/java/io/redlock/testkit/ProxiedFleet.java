@@ -34,6 +34,8 @@ import java.util.Set;
  * <p>{@link #close()} closes every proxy, not the servers, which the caller still owns.
  *
  * <p>Thread-safe: every method synchronizes on the fleet.
+ *
+ * @since 0.1.0
  */
 public final class ProxiedFleet implements AutoCloseable {
 

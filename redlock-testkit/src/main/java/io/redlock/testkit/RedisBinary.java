@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: the lookup runs once under a lock (a failed lookup is retried), and the extraction is
  * atomic (temporary file, then move), so concurrent JVMs sharing the cache directory never see
  * a half-written binary.
+ *
+ * @since 0.1.0
  */
 public final class RedisBinary {
 

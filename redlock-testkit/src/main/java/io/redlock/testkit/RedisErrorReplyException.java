@@ -10,6 +10,8 @@ package io.redlock.testkit;
  * the command, not a transport failure (those surface as {@link java.io.UncheckedIOException}).
  *
  * <p>Instances are immutable and therefore thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class RedisErrorReplyException extends RuntimeException {
 

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: methods may be called from several threads. Lifecycle calls on one node are
  * serialised by that node; {@link #command} takes no lock, so a thread waiting on a paused node
  * never blocks another thread from resuming it.
+ *
+ * @since 0.1.0
  */
 public final class RedisServers implements AutoCloseable {
 

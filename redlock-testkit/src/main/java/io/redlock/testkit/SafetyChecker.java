@@ -16,6 +16,8 @@ import java.util.Map;
  * touching ends do not overlap.
  *
  * <p>Stateless and thread-safe.
+ *
+ * @since 0.1.0
  */
 public final class SafetyChecker {
 

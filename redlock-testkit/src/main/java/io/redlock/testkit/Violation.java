@@ -6,6 +6,7 @@ package io.redlock.testkit;
  * @param kind what was breached
  * @param resource on which resource
  * @param description the two leases (or the lease and the work) involved, with their times
+ * @since 0.1.0
  */
 public record Violation(Kind kind, String resource, String description) {
 

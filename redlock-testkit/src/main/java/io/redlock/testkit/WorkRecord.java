@@ -10,6 +10,7 @@ import java.util.Objects;
  * @param token the lease it believed it held
  * @param startNanos when it began, on the monotonic clock
  * @param endNanos when it finished (the moment its effect became visible)
+ * @since 0.1.0
  */
 public record WorkRecord(
     String client, String resource, String token, long startNanos, long endNanos) {
