@@ -45,6 +45,25 @@ public interface Lease extends AutoCloseable {
   /** The random token (40 hex digits, 160 bits) stored under every key of this lease. */
   String token();
 
+  /**
+   * The fencing token of a {@linkplain RedlockConfig#fencing() fenced} lease: a positive
+   * number larger than the fencing token of every earlier lease on any of its resources,
+   * taken by any client of the cluster that fences. It stays the same when the lease is
+   * extended.
+   *
+   * <p>A lease can be lost without its holder noticing in time (a long GC pause, a stopped
+   * VM): the holder may then write after another client took the resource. Only the resource
+   * can refuse such a write. Pass the token with every write, and have the resource keep the
+   * largest token it has accepted and reject a write whose token is not larger than that
+   * one: equal as well as lower, since two writes with one token may come from one lease and
+   * a later holder's token is always larger (for example
+   * {@code UPDATE t SET ..., fence = ? WHERE id = ? AND fence < ?}).
+   *
+   * @throws IllegalStateException if this lease is not fenced
+   * @since 0.1.0
+   */
+  long fencingToken();
+
   /** The lease's current state; {@link State#HELD} alone does not mean it is still valid. */
   State state();
 

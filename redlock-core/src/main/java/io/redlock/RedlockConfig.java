@@ -92,6 +92,7 @@ public final class RedlockConfig {
   private final String keyPrefix;
   private final double autoExtendThreshold;
   private final boolean restartGuard;
+  private final boolean fencing;
   private final List<RedlockListener> listeners;
 
   private RedlockConfig(Builder b) {
@@ -110,6 +111,7 @@ public final class RedlockConfig {
     this.keyPrefix = b.keyPrefix;
     this.autoExtendThreshold = b.autoExtendThreshold;
     this.restartGuard = b.restartGuard;
+    this.fencing = b.fencing;
     this.listeners = List.copyOf(b.listeners);
   }
 
@@ -136,6 +138,7 @@ public final class RedlockConfig {
     b.keyPrefix = keyPrefix;
     b.autoExtendThreshold = autoExtendThreshold;
     b.restartGuard = restartGuard;
+    b.fencing = fencing;
     b.listeners.addAll(listeners);
     return b;
   }
@@ -233,6 +236,22 @@ public final class RedlockConfig {
   }
 
   /**
+   * Whether every lease of this instance is fenced: it carries a {@link Lease#fencingToken()
+   * fencing token}, larger than the token of every earlier holder of any of its resources.
+   * A fenced acquisition costs one more round trip (it writes the token to a majority before
+   * it returns) and needs a majority of nodes whose state is known complete: declared fresh by
+   * {@link Redlock#init} in their current process, or persisting every write, and not
+   * evicting keys without a ttl. Every client that locks a fenced resource must fence: a
+   * client that does not raise the counters (another Redlock library, or this one without
+   * fencing) takes the lock without moving the token forward. See {@code docs/fencing.md}.
+   *
+   * @since 0.1.0
+   */
+  public boolean fencing() {
+    return fencing;
+  }
+
+  /**
    * The listeners that hear what the {@link Redlock} does, in the order they were added.
    *
    * @since 0.1.0
@@ -302,6 +321,7 @@ public final class RedlockConfig {
         + autoExtendThreshold
         + ", restartGuard="
         + restartGuard
+        + (fencing ? ", fencing=true" : "")
         + (listeners.isEmpty() ? "" : ", listeners=" + listeners.size())
         + "}";
   }
@@ -330,6 +350,7 @@ public final class RedlockConfig {
         && keyPrefix.equals(c.keyPrefix)
         && Double.compare(autoExtendThreshold, c.autoExtendThreshold) == 0
         && restartGuard == c.restartGuard
+        && fencing == c.fencing
         && listeners.equals(c.listeners);
   }
 
@@ -351,6 +372,7 @@ public final class RedlockConfig {
         keyPrefix,
         autoExtendThreshold,
         restartGuard,
+        fencing,
         listeners);
   }
 
@@ -376,6 +398,7 @@ public final class RedlockConfig {
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private double autoExtendThreshold = DEFAULT_AUTO_EXTEND_THRESHOLD;
     private boolean restartGuard = DEFAULT_RESTART_GUARD;
+    private boolean fencing;
     private final List<RedlockListener> listeners = new ArrayList<>();
 
     private Builder() {}
@@ -488,6 +511,17 @@ public final class RedlockConfig {
      */
     public Builder restartGuard(boolean restartGuard) {
       this.restartGuard = restartGuard;
+      return this;
+    }
+
+    /**
+     * Whether every lease carries a fencing token; default off. See
+     * {@link RedlockConfig#fencing()}.
+     *
+     * @since 0.1.0
+     */
+    public Builder fencing(boolean fencing) {
+      this.fencing = fencing;
       return this;
     }
 

@@ -71,6 +71,11 @@ final class Adapters {
 
   /** This project's Redlock over the given nodes (Lettuce transport, declared fresh). */
   static LockUnderTest redlock(String name, List<String> uris, Retry retry) {
+    return redlock(name, uris, retry, false);
+  }
+
+  /** The same, with fenced leases (one more round trip per acquisition) when asked. */
+  static LockUnderTest redlock(String name, List<String> uris, Retry retry, boolean fencing) {
     RedlockConfig config =
         RedlockConfig.builder()
             .nodes(uris)
@@ -79,6 +84,7 @@ final class Adapters {
             .retryDelay(retry.delay())
             .retryJitter(retry.jitter())
             .maxWait(retry.maxWait())
+            .fencing(fencing)
             .build();
     // The harness started these servers for the run; the keys other implementations left
     // on them are not leases of any client of ours: declare them fresh without looking, so

@@ -45,6 +45,9 @@ public final class LoadHarness {
   static final String LETTUCE_RAW = "lettuce-raw";
   static final String LETTUCE_FANOUT = "lettuce-fanout";
 
+  /** This project's Redlock with fenced leases; asked for by name, not in the default set. */
+  static final String REDLOCK_FENCED = "redlock-fenced";
+
   /** The {@code --impls} name that asks for every node-redlock line below. */
   static final String NODE_REDLOCK = "node-redlock";
 
@@ -185,6 +188,7 @@ public final class LoadHarness {
             --sweep 1,3,5,7,9     node counts of the latency sweep
             --scenarios latency,throughput,contended,sweep
             --impls redlock,redisson-redlock,redisson-rlock,lettuce-raw,lettuce-fanout,node-redlock
+                                  (also redlock-fenced: fenced leases, by name only)
             --retry-delay 2ms --retry-jitter 1ms --max-wait 10s   polling retry policy
             --with-node           also measure node-redlock (needs node and npm; installs
                                   redlock-bench/node into redlock-bench/target/node-peer)
@@ -278,6 +282,9 @@ public final class LoadHarness {
     try {
       if (o.impls.contains(Results.OURS)) {
         impls.add(Adapters.redlock(Results.OURS, uris, retry(o)));
+      }
+      if (o.impls.contains(REDLOCK_FENCED)) {
+        impls.add(Adapters.redlock(REDLOCK_FENCED, uris, retry(o), true));
       }
       if (o.impls.contains(REDISSON_REDLOCK)) {
         impls.add(Adapters.redisson(REDISSON_REDLOCK, uris, true, retry(o)));

@@ -85,6 +85,12 @@ final class DemoCommand implements Callable<Integer> {
           new FaultPlan.Step(0.60, FaultPlan.Action.RESUME, 1),
           new FaultPlan.Step(0.75, FaultPlan.Action.RESTART_EMPTY, 0));
 
+  /** With --fencing: two workers paused between their check and their write. */
+  private static final List<FaultPlan.Step> FENCING_PAUSES =
+      List.of(
+          new FaultPlan.Step(0.35, FaultPlan.Action.PAUSE_CLIENT, 0),
+          new FaultPlan.Step(0.85, FaultPlan.Action.PAUSE_CLIENT, 1));
+
   /**
    * The library logs every acquisition that runs out of attempts as a WARN; the demo's workers
    * contend all the time and the demo counts their failures itself, so these would flood the
@@ -135,6 +141,16 @@ final class DemoCommand implements Callable<Integer> {
   Duration ttl;
 
   @Option(
+      names = "--fencing",
+      description =
+          "Fenced leases, and workers that write to a store that refuses stale fencing"
+              + " tokens. Two workers are paused between their check and their write for"
+              + " longer than their lease (at 35%% and 85%% of the duration): their leases"
+              + " overlap their successors' in time, and the store refuses their stale writes."
+              + " See docs/fencing.md.")
+  boolean fencing;
+
+  @Option(
       names = "--report",
       defaultValue = "redlock-demo.html",
       paramLabel = "<file>",
@@ -173,8 +189,14 @@ final class DemoCommand implements Callable<Integer> {
             .faults(EnumSet.noneOf(Fault.class))
             .seed(0)
             .restartGuard(true)
+            .fencing(fencing)
+            .pauseBetweenCheckAndWrite(fencing)
             .build();
-    List<FaultPlan.Step> script = nodes >= 3 ? SCRIPT : List.of();
+    List<FaultPlan.Step> script = new ArrayList<>(nodes >= 3 ? SCRIPT : List.of());
+    if (fencing) {
+      script.addAll(FENCING_PAUSES);
+      script.sort(java.util.Comparator.comparingDouble(FaultPlan.Step::at));
+    }
     Duration holdBack = TortureRun.restartGuardWindow(options);
     DemoConsole console =
         new DemoConsole(
@@ -209,8 +231,19 @@ final class DemoCommand implements Callable<Integer> {
     console.endProgress();
     console.line(
         "Stopped the workers, both Redlock clients and all " + nodes + " redis-server node(s).");
-    List<Violation> violations = new ArrayList<>(console.occupancyViolations());
+    // With fencing, paused workers overlap their successors on purpose: the in-process check
+    // sees it, and the fenced store is what must keep them apart (its refusals and lost
+    // updates are in the summary; the history holds only the writes it took).
+    List<Violation> violations =
+        new ArrayList<>(fencing ? List.of() : console.occupancyViolations());
     violations.addAll(result.violations());
+    if (result.fenced() != null && result.fenced().lostUpdates() != 0) {
+      violations.add(
+          new Violation(
+              Violation.Kind.OVERLAPPING_WORK,
+              "fenced store",
+              result.fenced().lostUpdates() + " update(s) lost: a stale write got through"));
+    }
     console.summary(result, violations);
     int exit = violations.isEmpty() ? ExitCodes.OK : ExitCodes.VIOLATION;
     try {
@@ -228,7 +261,8 @@ final class DemoCommand implements Callable<Integer> {
               result.failures(),
               result.faults(),
               result.history(),
-              violations),
+              violations,
+              result.fenced()),
           report,
           "Redlock demo run",
           String.format(

@@ -158,11 +158,21 @@ final class DemoConsole implements TortureListener {
       case PAUSE -> "pause node " + step.node();
       case RESUME -> "resume node " + step.node();
       case RESTART_EMPTY -> "restart node " + step.node() + " (empty)";
+      case PAUSE_CLIENT -> "pause worker " + step.node() + " between check and write";
     };
   }
 
   @Override
   public void fault(FaultRecord fault) {
+    if (fault.fault() == Fault.CLIENT_PAUSE) {
+      faults.incrementAndGet();
+      line(
+          timestamp()
+              + " fault: "
+              + fault.client()
+              + " will pause between its check and its write, for longer than its lease");
+      return;
+    }
     int node = fault.nodes().get(0);
     String done =
         switch (fault.fault()) {
@@ -259,9 +269,24 @@ final class DemoConsole implements TortureListener {
                   + " at "
                   + when
                   + ")"));
-      line(when + " VIOLATION: " + now + " holders of " + resource + " at once");
+      if (!options.fencing()) {
+        line(when + " VIOLATION: " + now + " holders of " + resource + " at once");
+      } else if (overlapsShown.add(resource + " " + client)) {
+        // Expected with fencing: a paused worker still believes it holds the resource.
+        line(
+            when
+                + " overlap: "
+                + client
+                + " holds "
+                + resource
+                + " while a paused worker still believes it does; the fenced store"
+                + " will refuse the paused worker's write");
+      }
     }
   }
+
+  /** With fencing, the overlaps already shown, one line for each resource and new holder. */
+  private final java.util.Set<String> overlapsShown = ConcurrentHashMap.newKeySet();
 
   @Override
   public void progress(TortureRun.Progress progress) {
@@ -328,13 +353,27 @@ final class DemoConsole implements TortureListener {
       row("faults injected", Integer.toString(faults.get()));
       row("held back (guard)", Long.toString(heldBack.sum()));
       row("leases lost", Long.toString(result.lostBeforeWrite()));
+      if (result.fenced() != null) {
+        row("fenced writes", Long.toString(result.fenced().committed()));
+        row("stale writes refused", Long.toString(result.fenced().refused()));
+        row("lost updates", Long.toString(result.fenced().lostUpdates()));
+      }
       row("violations", Integer.toString(violations.size()));
+      if (result.fenced() != null) {
+        table.printf(
+            Locale.ROOT,
+            "  (fencing: paused workers overlapped their successors %d time(s) in the"
+                + " in-process check; the store refused %d stale read(s) or write(s), so no"
+                + " overlap reached it)%n",
+            occupancyViolations.size(),
+            result.fenced().refused());
+      }
       table.printf(
           Locale.ROOT,
           "  (violations: %d from the in-process check, %d from the"
               + " history check of %d leases and %d critical sections; latency includes waiting"
               + " for a busy resource)%n",
-          occupancyViolations.size(),
+          options.fencing() ? 0 : occupancyViolations.size(),
           result.violations().size(),
           result.history().leases().size(),
           result.history().work().size());

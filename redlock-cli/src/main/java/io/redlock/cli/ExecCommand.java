@@ -26,8 +26,8 @@ import picocli.CommandLine.Spec;
  * {@code redlock exec RESOURCE -- COMMAND [ARGS]}: runs a command while holding a lock.
  *
  * <p>Acquires the resource (retrying up to {@code --wait}), starts the command with inherited
- * stdin, stdout and stderr and with {@code REDLOCK_TOKEN} and {@code REDLOCK_RESOURCE} in its
- * environment, keeps the lease extended while it runs, releases it when it exits and exits
+ * stdin, stdout and stderr and with {@code REDLOCK_TOKEN} and {@code REDLOCK_RESOURCE} (with
+ * {@code --fencing}, also {@code REDLOCK_FENCING_TOKEN}) in its environment, keeps the lease extended while it runs, releases it when it exits and exits
  * with its status. If the lease is lost the command is signalled as {@code --on-lost} says.
  * SIGTERM, SIGINT and SIGHUP sent to {@code redlock} are forwarded to the command as SIGTERM
  * (from a JVM shutdown hook) and the lock is released once it exited.
@@ -43,7 +43,7 @@ import picocli.CommandLine.Spec;
       "Acquires RESOURCE, runs COMMAND with inherited stdin/stdout/stderr while keeping the"
           + " lease extended, releases the lock when COMMAND exits and exits with its status.",
       "COMMAND sees REDLOCK_TOKEN (the lease's token) and REDLOCK_RESOURCE in its"
-          + " environment. Options go before RESOURCE; everything after it (or after --) is"
+          + " environment, and with --fencing REDLOCK_FENCING_TOKEN. Options go before RESOURCE; everything after it (or after --) is"
           + " the command.",
       "",
       "If the lease is lost while COMMAND runs (a majority of the nodes no longer hold it),"
@@ -106,6 +106,14 @@ final class ExecCommand implements Callable<Integer> {
   Duration ttl;
 
   @Option(
+      names = "--fencing",
+      description =
+          "Take a fenced lease and give COMMAND its fencing token in REDLOCK_FENCING_TOKEN:"
+              + " larger than the token of every earlier holder of RESOURCE, for COMMAND to"
+              + " pass to what it writes to (one more round trip; see docs/fencing.md).")
+  boolean fencing;
+
+  @Option(
       names = "--on-lost",
       defaultValue = "kill",
       paramLabel = "kill|term|ignore",
@@ -156,7 +164,8 @@ final class ExecCommand implements Callable<Integer> {
                 .builder()
                 .ttl(leaseTtl)
                 .retryCount(noWait ? 0 : Integer.MAX_VALUE)
-                .maxWait(noWait ? Duration.ZERO : wait));
+                .maxWait(noWait ? Duration.ZERO : wait)
+                .fencing(fencing));
 
     Thread hook = new Thread(this::onSignal, "redlock-exec-signal");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -195,6 +204,9 @@ final class ExecCommand implements Callable<Integer> {
     ProcessBuilder builder = new ProcessBuilder(words).inheritIO();
     builder.environment().put("REDLOCK_TOKEN", lease.token());
     builder.environment().put("REDLOCK_RESOURCE", resource);
+    if (fencing) {
+      builder.environment().put("REDLOCK_FENCING_TOKEN", Long.toString(lease.fencingToken()));
+    }
     Process process;
     synchronized (this) {
       if (shuttingDown) {

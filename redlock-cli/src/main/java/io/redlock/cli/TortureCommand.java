@@ -139,6 +139,14 @@ final class TortureCommand implements Callable<Integer> {
   boolean pauseBetweenCheckAndWrite;
 
   @Option(
+      names = "--fencing",
+      description =
+          "Fenced leases; every client reads, works on and writes a number in a store that"
+              + " refuses stale fencing tokens, and the summary counts the writes it refused"
+              + " and the updates lost (threads only, not with --processes).")
+  boolean fencing;
+
+  @Option(
       names = "--out",
       paramLabel = "<dir>",
       defaultValue = "redlock-torture-report",
@@ -167,6 +175,7 @@ final class TortureCommand implements Callable<Integer> {
               .restartGuard(!noRestartGuard)
               .persistence(persistence)
               .pauseBetweenCheckAndWrite(pauseBetweenCheckAndWrite)
+              .fencing(fencing)
               .build();
     } catch (IllegalArgumentException e) {
       throw new ParameterException(

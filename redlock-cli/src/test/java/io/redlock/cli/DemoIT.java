@@ -70,4 +70,36 @@ class DemoIT {
           .isFalse();
     }
   }
+
+  @Test
+  void aFencedDemoShowsTheStaleWritesTheStoreRefused() throws Exception {
+    StringWriter out = new StringWriter();
+    CommandLine commandLine = Main.commandLine();
+    commandLine.setOut(new PrintWriter(out, true));
+    commandLine.setErr(new PrintWriter(new StringWriter(), true));
+
+    int exit =
+        commandLine.execute(
+            "demo",
+            "--fencing",
+            "--duration",
+            "8s",
+            "--resources",
+            "1",
+            "--ttl",
+            "1s",
+            "--report",
+            dir.resolve("fenced.html").toString());
+
+    String output = out.toString();
+    assertThat(exit).as("exit code; output:%n%s", output).isZero();
+    Matcher refused =
+        Pattern.compile("(?m)^\\s+stale writes refused\\s+(\\d+)\\s*$").matcher(output);
+    assertThat(refused.find()).as("a refusals row in:%n%s", output).isTrue();
+    assertThat(Long.parseLong(refused.group(1))).as("stale writes refused").isPositive();
+    assertThat(output).containsPattern("(?m)^\\s+lost updates\\s+0\\s*$");
+    Matcher violations = VIOLATIONS.matcher(output);
+    assertThat(violations.find()).isTrue();
+    assertThat(violations.group(1)).isEqualTo("0");
+  }
 }

@@ -66,6 +66,19 @@ class RedlockCliIT {
   }
 
   @Test
+  void execWithFencingGivesEachRunALargerToken() throws Exception {
+    Path log = dir.resolve("tokens");
+    String script = "echo \"$REDLOCK_FENCING_TOKEN\" >> '" + log + "'";
+    for (int i = 0; i < 3; i++) {
+      assertThat(run("exec", "--nodes", nodes, "--fencing", "fenced-job", "sh", "-c", script))
+          .isZero();
+    }
+    assertThat(Files.readAllLines(log)).containsExactly("1", "2", "3");
+    assertThat(run("exec", "--nodes", nodes, "unfenced-job", "sh", "-c", script)).isZero();
+    assertThat(Files.readAllLines(log)).containsExactly("1", "2", "3", "");
+  }
+
+  @Test
   void exitCodes() throws Exception {
     assertThat(run("exec", "--nodes", nodes, "codes", "--", "sh", "-c", "exit 7")).isEqualTo(7);
     assertThat(run("exec", "--nodes", nodes, "codes", "true")).isZero();

@@ -42,6 +42,7 @@ final class Acquisition {
   private final LockEngine engine;
   private final List<String> resources;
   private final List<String> keys;
+  private final List<String> counterKeys; // null unless fenced
   private final long ttlMillis;
   private final boolean retry;
   private final CompletableFuture<Lease> result = new CompletableFuture<>();
@@ -52,10 +53,16 @@ final class Acquisition {
   private volatile TimeSource.Cancellable nextAttempt;
 
   Acquisition(
-      LockEngine engine, List<String> resources, List<String> keys, long ttlMillis, boolean retry) {
+      LockEngine engine,
+      List<String> resources,
+      List<String> keys,
+      List<String> counterKeys,
+      long ttlMillis,
+      boolean retry) {
     this.engine = engine;
     this.resources = resources;
     this.keys = keys;
+    this.counterKeys = counterKeys;
     this.ttlMillis = ttlMillis;
     this.retry = retry;
   }
@@ -149,6 +156,10 @@ final class Acquisition {
     attempts++;
     String token = engine.newToken();
     long t0 = engine.time().nanoTime();
+    if (counterKeys != null) {
+      fencedAttempt(token, t0);
+      return;
+    }
     Round round = engine.countedRound(node -> node.lock(keys, token, ttlMillis));
     engine.events().votes(RedlockEvent.Operation.ACQUIRE, round);
     round
@@ -156,19 +167,154 @@ final class Acquisition {
         .thenAccept(
             decision -> {
               try {
-                decided(token, t0, round, decision);
+                decided(token, t0, round, decision, 0, null);
               } finally {
                 end();
               }
             });
   }
 
-  private void decided(String token, long t0, Round round, Round.Result decision) {
+  /**
+   * A fenced attempt: the lock round also reads the counters; once it is won, the token is
+   * chosen from the trusted grants and written to a majority of trusted nodes (a second round,
+   * sent as the engine sends every request made in reaction to an answer). The attempt is
+   * decided by the second round: the lease is ours only if it confirmed the token while
+   * validity was left. See {@link Fencing}.
+   */
+  private void fencedAttempt(String token, long t0) {
+    long[] counters = new long[engine.nodes().size()];
+    Round round =
+        engine.countedRound(
+            (index, node) ->
+                node.lockFenced(keys, counterKeys, token, ttlMillis)
+                    .thenApply(
+                        counter -> {
+                          synchronized (counters) {
+                            counters[index] = counter;
+                          }
+                          return counter >= 0;
+                        }));
+    engine.events().votes(RedlockEvent.Operation.ACQUIRE, round);
+    round
+        .decision()
+        .thenCompose(
+            decision ->
+                decision.reached()
+                    ? fencingToken(round, counters, decision)
+                        .thenCompose(
+                            fencingToken ->
+                                fencingToken < 0
+                                    ? CompletableFuture.completedFuture(
+                                        new Fenced(
+                                            decision,
+                                            0,
+                                            "fewer than a majority of the nodes that granted have trusted fencing"
+                                                + " counters"
+                                                + untrusted()))
+                                    : confirm(token, fencingToken))
+                    : CompletableFuture.completedFuture(new Fenced(decision, 0, null)))
+        .whenComplete(
+            (fenced, error) -> {
+              try {
+                if (error != null) { // not expected: a bug must not leave the attempt undone
+                  log.error("fenced attempt failed resource={}", resources, error);
+                  // the lock round is decided here: the undo covers every node that may hold it
+                  decided(
+                      token, t0, round, round.decision().join(), 0, "an internal error: " + error);
+                } else {
+                  decided(token, t0, round, fenced.result, fenced.token, fenced.failure);
+                }
+              } finally {
+                end();
+              }
+            });
+  }
+
+  /** What a fenced attempt came to: the deciding round, the token, or why it failed. */
+  private record Fenced(Round.Result result, long token, String failure) {}
+
+  /**
+   * The token of a won lock round: from the trusted grants known now, or, if they are not a
+   * majority yet, once every node answered or timed out; -1 if they are not a majority then.
+   */
+  private CompletableFuture<Long> fencingToken(
+      Round round, long[] counters, Round.Result decision) {
+    long now = tokenFrom(round, counters);
+    if (now > 0) {
+      return CompletableFuture.completedFuture(now);
+    }
+    return round.settled().thenApply(settled -> tokenFrom(round, counters));
+  }
+
+  private long tokenFrom(Round round, long[] counters) {
+    RestartGuard guard = engine.guard();
+    int n = counters.length;
+    boolean[] trustedGrant = new boolean[n];
+    long[] seen;
+    synchronized (counters) {
+      seen = counters.clone();
+    }
+    for (int i = 0; i < n; i++) {
+      trustedGrant[i] = round.vote(i) == Vote.GRANTED && guard.trustsCounters(i);
+    }
+    return Fencing.token(engine.quorum(), seen, trustedGrant);
+  }
+
+  private CompletableFuture<Fenced> confirm(String token, long fencingToken) {
+    RestartGuard guard = engine.guard();
+    CompletableFuture<Round> started = new CompletableFuture<>();
+    engine.dispatch(
+        () ->
+            started.complete(
+                engine.countedRound(
+                    (index, node) ->
+                        guard.trustsCounters(index)
+                            ? node.fence(keys, counterKeys, token, fencingToken)
+                            : CompletableFuture.failedFuture(
+                                new HeldBack(guard.whyCountersUntrusted(index))))));
+    return started
+        .thenCompose(Round::decision)
+        .thenApply(
+            result ->
+                new Fenced(
+                    result,
+                    fencingToken,
+                    result.reached()
+                        ? null
+                        : "the fencing token was not confirmed by a majority of nodes with trusted"
+                            + " counters; outcomes of the confirmation="
+                            + result.outcomes()));
+  }
+
+  private String untrusted() {
+    RestartGuard guard = engine.guard();
+    StringBuilder why = new StringBuilder();
+    for (int i = 0; i < engine.nodes().size(); i++) {
+      if (!guard.trustsCounters(i)) {
+        why.append(why.length() == 0 ? "; " : ", ")
+            .append(engine.nodes().get(i).name())
+            .append(": ")
+            .append(guard.whyCountersUntrusted(i));
+      }
+    }
+    return why.toString();
+  }
+
+  private void decided(
+      String token,
+      long t0,
+      Round round,
+      Round.Result decision,
+      long fencingToken,
+      String fenceFailure) {
     long validUntil = Validity.validUntil(t0, ttlMillis, engine.config().driftFactor());
     AttemptVerdict.Outcome outcome =
-        AttemptVerdict.outcome(decision.reached(), validUntil, decision.atNanos());
+        fenceFailure != null
+            ? AttemptVerdict.Outcome.NO_MAJORITY
+            : AttemptVerdict.outcome(decision.reached(), validUntil, decision.atNanos());
     if (outcome == AttemptVerdict.Outcome.ACQUIRED) {
-      HeldLease lease = new HeldLease(engine, resources, keys, token, ttlMillis, validUntil);
+      HeldLease lease =
+          new HeldLease(engine, resources, keys, token, ttlMillis, validUntil, fencingToken);
       engine.track(lease);
       lease.watchIfHeard();
       if (engine.isClosed()) {
@@ -196,13 +342,15 @@ final class Acquisition {
     CompletableFuture<Void> sent = new CompletableFuture<>();
     awaitInBackground(engine.undo(resources, keys, token, round, sent));
     String reason =
-        outcome == AttemptVerdict.Outcome.TOO_LATE
-            ? "a majority granted, but only after the validity (ttl minus drift) had run out"
-            : "a majority ("
-                + engine.quorum()
-                + " of "
-                + engine.nodes().size()
-                + ") was not reached";
+        fenceFailure != null
+            ? fenceFailure
+            : outcome == AttemptVerdict.Outcome.TOO_LATE
+                ? "a majority granted, but only after the validity (ttl minus drift) had run out"
+                : "a majority ("
+                    + engine.quorum()
+                    + " of "
+                    + engine.nodes().size()
+                    + ") was not reached";
     if (log.isDebugEnabled()) {
       log.debug(
           "attempt failed resource={} attempt={} reason={} outcomes={}",
@@ -230,7 +378,7 @@ final class Acquisition {
       return;
     }
     int heldBack = decision.count(Vote.HELD_BACK);
-    if (outcome == AttemptVerdict.Outcome.NO_MAJORITY) {
+    if (outcome == AttemptVerdict.Outcome.NO_MAJORITY && fenceFailure == null) {
       switch (AttemptVerdict.obstacle(
           engine.quorum(),
           decision.count(Vote.GRANTED),
@@ -253,7 +401,7 @@ final class Acquisition {
         case CONTENTION -> {}
       }
     }
-    if (heldBack > 0 && outcome == AttemptVerdict.Outcome.NO_MAJORITY) {
+    if (heldBack > 0 && outcome == AttemptVerdict.Outcome.NO_MAJORITY && fenceFailure == null) {
       reason += heldBackReason(decision.outcomes());
     }
     LockUnavailableException unavailable =

@@ -41,6 +41,7 @@ final class HeldLease implements Lease {
   private final List<String> resources;
   private final List<String> keys;
   private final String token;
+  private final long fencingToken; // 0 when not fenced
   private final TimeSource time;
 
   private volatile State state = State.HELD;
@@ -61,14 +62,28 @@ final class HeldLease implements Lease {
       List<String> keys,
       String token,
       long ttlMillis,
-      long deadline) {
+      long deadline,
+      long fencingToken) {
     this.engine = engine;
+    this.fencingToken = fencingToken;
     this.resources = resources;
     this.keys = keys;
     this.token = token;
     this.time = engine.time();
     this.ttlMillis = ttlMillis;
     this.deadline = deadline;
+  }
+
+  @Override
+  public long fencingToken() {
+    if (fencingToken <= 0) {
+      throw new IllegalStateException(
+          "lease on "
+              + resources
+              + " is not fenced: fencing tokens"
+              + " come with RedlockConfig.Builder.fencing(true)");
+    }
+    return fencingToken;
   }
 
   @Override

@@ -185,7 +185,14 @@ public final class LockEngine {
     List<String> names = checkResources(resources);
     long ttlMillis = checkTtl(ttl);
     ensureOpen();
-    Acquisition acquisition = new Acquisition(this, names, keysFor(names), ttlMillis, retry);
+    Acquisition acquisition =
+        new Acquisition(
+            this,
+            names,
+            keysFor(names),
+            config.fencing() ? Fencing.counterKeys(config.keyPrefix(), names) : null,
+            ttlMillis,
+            retry);
     acquiring.add(acquisition);
     CompletableFuture<Lease> result = acquisition.start();
     // Tracked until its last undo or release settled, not only until it has a result: close()
@@ -212,13 +219,18 @@ public final class LockEngine {
    * holds back is not asked and votes {@link Vote#HELD_BACK}, with the reason.
    */
   Round countedRound(Function<NodeClient, CompletionStage<Boolean>> request) {
+    return countedRound((index, node) -> request.apply(node));
+  }
+
+  /** Like {@link #countedRound(Function)}, for a request that needs the node's index. */
+  Round countedRound(Round.Request request) {
     return Round.start(
         nodes,
         quorum,
         roundTimeouts,
         (index, node) -> {
           if (guard.counts(index)) {
-            return request.apply(node);
+            return request.send(index, node);
           }
           String why = guard.whyHeldBack(index);
           guard.probeIfUnknown(index);
@@ -561,6 +573,15 @@ public final class LockEngine {
           "resource name is empty: it must be 1 to "
               + RedlockConfig.MAX_KEY_BYTES
               + " bytes in UTF-8, key prefix included");
+    }
+    if (name.startsWith(Fencing.RESERVED)) {
+      throw new IllegalArgumentException(
+          "resource name '"
+              + name
+              + "' is not accepted: names"
+              + " beginning with '"
+              + Fencing.RESERVED
+              + "' are reserved for the library's own keys");
     }
     // A UTF-8 encoding takes at most 3 bytes per UTF-16 char: short names need no encoding.
     if (prefixBytes + 3L * name.length() <= RedlockConfig.MAX_KEY_BYTES) {

@@ -85,6 +85,7 @@ final class RestartGuard {
   private final AtomicIntegerArray standing;
   private final AtomicLongArray startedAt;
   private final AtomicIntegerArray atOnce;
+  private final AtomicIntegerArray keepsCounters;
   private final String[] runIds;
   private final long[] lastAnswer;
   private final boolean[] tainted;
@@ -136,6 +137,7 @@ final class RestartGuard {
     this.standing = new AtomicIntegerArray(n);
     this.startedAt = new AtomicLongArray(n);
     this.atOnce = new AtomicIntegerArray(n);
+    this.keepsCounters = new AtomicIntegerArray(n);
     this.runIds = new String[n];
     this.lastAnswer = new long[n];
     this.tainted = new boolean[n];
@@ -215,6 +217,31 @@ final class RestartGuard {
       return -1;
     }
     return Math.max(0, windowNanos.get() - (time.nanoTime() - startedAt.get(index)));
+  }
+
+  /**
+   * Whether node {@code index}'s fencing counters can be trusted now: its state is known
+   * complete (it counts at once, by a fresh marker naming its current process or by
+   * persistence of every write, which {@link GuardRules#countsAtOnce} decides) and it does
+   * not evict keys without a ttl. Nothing else may remove a counter: they have no ttl.
+   */
+  public boolean trustsCounters(int index) {
+    return standing.get(index) == KNOWN
+        && atOnce.get(index) != AtOnce.NO.ordinal()
+        && keepsCounters.get(index) == 1;
+  }
+
+  /** Why node {@code index}'s counters are not trusted, for a vote's detail. */
+  public String whyCountersUntrusted(int index) {
+    if (standing.get(index) != KNOWN) {
+      return "fencing: its current process is not probed yet";
+    }
+    if (atOnce.get(index) == AtOnce.NO.ordinal()) {
+      return "fencing: its state is not known complete (not declared fresh by 'redlock init'"
+          + " in its current process, nor persisting every write)";
+    }
+    return "fencing: it may evict keys without a ttl (maxmemory-policy allkeys-*), or its"
+        + " memory settings could not be read";
   }
 
   /** Why node {@code index} counts at once, if it does. */
@@ -527,6 +554,8 @@ final class RestartGuard {
     last[index] = now;
     lastAnswer[index] = received;
     atOnce.set(index, GuardRules.countsAtOnce(info, tainted[index]).ordinal());
+    keepsCounters.set(
+        index, info.memory() != null && !info.memory().mayEvictKeysWithoutTtl() ? 1 : 0);
     standing.set(index, KNOWN);
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;

@@ -60,6 +60,37 @@ public interface NodeClient extends AutoCloseable {
   CompletionStage<Boolean> unlock(List<String> keys, String token);
 
   /**
+   * Like {@link #lock}, for a fenced lease: sets every key of {@code keys} to {@code token}
+   * with a time to live of {@code ttlMillis}, only if none of them exists, and in the same
+   * atomic step reads the numbers stored at {@code counters} (a missing one counts as 0).
+   *
+   * @return the largest of the counters when the keys were set (0 or more); -1 when any key
+   *     exists (and then nothing was changed)
+   * @since 0.1.0
+   */
+  default CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot fence"));
+  }
+
+  /**
+   * The second step of a fenced lease: only if every key of {@code keys} holds
+   * {@code token}, raises the number stored at each of {@code counters} to
+   * {@code fencingToken} unless it holds a larger one (no expiry), atomically.
+   *
+   * @return {@code true} when the counters were raised (or already held as much),
+   *     {@code false} when a key is missing or holds another value (and then nothing was
+   *     changed)
+   * @since 0.1.0
+   */
+  default CompletionStage<Boolean> fence(
+      List<String> keys, List<String> counters, String token, long fencingToken) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot fence"));
+  }
+
+  /**
    * Reads the node's run id, role, uptime and clock, for the restart guard and the start-up
    * checks. A transport that cannot answers with a failed stage; the restart guard then
    * cannot protect this node, which is logged once.

@@ -57,6 +57,16 @@ public record NodeInfo(
     public boolean mayEvict() {
       return maxmemory > 0 && !policy.equalsIgnoreCase("noeviction");
     }
+
+    /**
+     * Whether the node may evict keys that have no ttl, such as fencing counters: only the
+     * {@code allkeys-*} policies do.
+     *
+     * @since 0.1.0
+     */
+    public boolean mayEvictKeysWithoutTtl() {
+      return maxmemory > 0 && policy.toLowerCase(java.util.Locale.ROOT).startsWith("allkeys");
+    }
   }
 
   /** Whether the node is a replica, which Redlock must not use as one of its masters. */

@@ -47,6 +47,47 @@ public final class Keyspace {
     return true;
   }
 
+  /**
+   * A fenced lock, as the transport's script: sets every key to {@code token} for
+   * {@code ttlMillis} only if none exists, and answers the largest of the {@code counters}
+   * (0 for a missing one), or -1 if a key exists.
+   */
+  public long lockFenced(List<String> names, List<String> counters, String token, long ttlMillis) {
+    if (!lock(names, token, ttlMillis)) {
+      return -1;
+    }
+    long max = 0;
+    for (String counter : counters) {
+      max = Math.max(max, counter(counter));
+    }
+    return max;
+  }
+
+  /**
+   * Confirms a fencing token, as the transport's script: only if every key holds
+   * {@code token}, raises every counter to {@code fencingToken} unless it holds more.
+   */
+  public boolean fence(List<String> names, List<String> counters, String token, long fencingToken) {
+    purge(names);
+    for (String key : names) {
+      Entry entry = keys.get(key);
+      if (entry == null || !entry.value().equals(token)) {
+        return false;
+      }
+    }
+    for (String counter : counters) {
+      if (counter(counter) < fencingToken) {
+        putPersistent(counter, Long.toString(fencingToken));
+      }
+    }
+    return true;
+  }
+
+  private long counter(String key) {
+    String value = valueOf(key);
+    return value == null ? 0 : Long.parseLong(value);
+  }
+
   /** Sets the ttl of every key to {@code ttlMillis}, only if every key holds {@code token}. */
   public boolean extend(List<String> names, String token, long ttlMillis) {
     purge(names);
@@ -82,11 +123,19 @@ public final class Keyspace {
     return entry == null ? null : entry.value();
   }
 
-  /** Milliseconds until {@code key} expires, or -2 if it does not exist (as {@code PTTL}). */
+  /**
+   * Milliseconds until {@code key} expires, -1 without expiry, or -2 if it does not exist (as
+   * {@code PTTL}).
+   */
   public long pttl(String key) {
     purge(List.of(key));
     Entry entry = keys.get(key);
-    return entry == null ? -2 : (entry.expiresAt() - clock.getAsLong()) / 1_000_000L;
+    if (entry == null) {
+      return -2;
+    }
+    return entry.expiresAt() == Long.MAX_VALUE
+        ? -1
+        : (entry.expiresAt() - clock.getAsLong()) / 1_000_000L;
   }
 
   /** Sets a key as another client would ({@code SET key value PX ttl}). */

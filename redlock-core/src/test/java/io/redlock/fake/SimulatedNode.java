@@ -78,7 +78,7 @@ public final class SimulatedNode implements NodeClient {
                     info.serverTimeMicros(),
                     keyspace.valueOf(markerKey),
                     persistence,
-                    null);
+                    new io.redlock.spi.NodeInfo.Memory(0, "noeviction"));
               }
             });
   }
@@ -133,13 +133,18 @@ public final class SimulatedNode implements NodeClient {
   }
 
   private CompletionStage<String> submitText(Supplier<String> operation) {
-    String[] answer = new String[1];
+    return submitValue(operation);
+  }
+
+  /** Like {@link #submit}, for an operation that answers something other than a vote. */
+  private <T> CompletionStage<T> submitValue(Supplier<T> operation) {
+    List<T> answer = new java.util.ArrayList<>(1);
     return submit(
             () -> {
-              answer[0] = operation.get();
+              answer.add(operation.get());
               return true;
             })
-        .thenApply(ok -> answer[0]);
+        .thenApply(ok -> answer.get(0));
   }
 
   @Override
@@ -161,6 +166,19 @@ public final class SimulatedNode implements NodeClient {
   public CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis) {
     locks.incrementAndGet();
     return submit(() -> keyspace.lock(keys, token, ttlMillis));
+  }
+
+  @Override
+  public CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis) {
+    locks.incrementAndGet();
+    return submitValue(() -> keyspace.lockFenced(keys, counters, token, ttlMillis));
+  }
+
+  @Override
+  public CompletionStage<Boolean> fence(
+      List<String> keys, List<String> counters, String token, long fencingToken) {
+    return submit(() -> keyspace.fence(keys, counters, token, fencingToken));
   }
 
   @Override

@@ -19,6 +19,7 @@ final class History {
     final long granted;
     final long validEnd;
     long released = Long.MAX_VALUE;
+    long fencingToken; // 0 for an unfenced lease
     final List<Long> commits = new ArrayList<>(1);
 
     LeaseRecord(int number, int client, List<String> resources, long granted, long validEnd) {
@@ -37,10 +38,11 @@ final class History {
     @Override
     public String toString() {
       return String.format(
-          "lease#%d client%d %s valid [%.3fms, %.3fms)%s commits=%s",
+          "lease#%d client%d %s%s valid [%.3fms, %.3fms)%s commits=%s",
           number,
           client,
           resources,
+          fencingToken == 0 ? "" : " token=" + fencingToken,
           granted / 1e6,
           validEnd / 1e6,
           released == Long.MAX_VALUE ? "" : String.format(" released at %.3fms", released / 1e6),

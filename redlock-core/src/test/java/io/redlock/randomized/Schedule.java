@@ -60,9 +60,9 @@ record Schedule(
   record Pause(int client, long atNanos, long forNanos) {}
 
   static Schedule draw(SimulationMode mode, long seed, Random random) {
-    int clientCount = mode == SimulationMode.SAFE ? 2 + random.nextInt(3) : 2 + random.nextInt(2);
+    int clientCount = mode.allFaults() ? 2 + random.nextInt(3) : 2 + random.nextInt(2);
     int nodeCount = 3 + random.nextInt(3);
-    int resources = mode == SimulationMode.SAFE ? 1 + random.nextInt(2) : 1;
+    int resources = mode.allFaults() ? 1 + random.nextInt(2) : 1;
     long ttl = TTL_MILLIS * MS;
 
     List<NodeSpec> nodes = new ArrayList<>();
@@ -80,7 +80,7 @@ record Schedule(
             case DRIFT_BEYOND_BOUND -> -0.2;
             default -> uniform(random, -RHO_BOUND, RHO_BOUND);
           };
-      boolean safe = mode == SimulationMode.SAFE;
+      boolean safe = mode.allFaults();
       clients.add(
           new ClientSpec(
               1 + rho,
@@ -96,7 +96,7 @@ record Schedule(
     List<Fault> faults = new ArrayList<>();
     List<Pause> pauses = new ArrayList<>();
     switch (mode) {
-      case SAFE -> {
+      case SAFE, FENCED -> {
         network =
             new NetworkSpec(
                 (long) uniform(random, 0.1 * MS, 2 * MS),
@@ -123,13 +123,15 @@ record Schedule(
                   (long) uniform(random, 10 * MS, 1_500 * MS)));
         }
       }
-      case DRIFT_BEYOND_BOUND -> network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
+      case DRIFT_BEYOND_BOUND, FENCED_WITHOUT_CONFIRMATION ->
+          network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
       case RESTARTS_GUARD_OFF,
           RESTARTS_GUARD_ON,
           FRESH_MARKER_RESTARTS,
           INIT_FORCED_ON_A_USED_CLUSTER,
           AOF_RESTARTS,
-          AOF_LOST_DIRECTORY -> {
+          AOF_LOST_DIRECTORY,
+          FENCED_INIT_FORCED -> {
         network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
         // A majority of nodes restart empty at once, while leases are likely held.
         long at = (long) uniform(random, 300 * MS, 1_500 * MS);

@@ -93,6 +93,9 @@ final class SimClient {
     long now = truth.nanoTime();
     long localDeadline = clock.nanoTime() + lease.remaining().toNanos();
     LeaseRecord record = history.granted(id, resources, now, clock.toTrue(localDeadline));
+    if (redlock.config().fencing()) {
+      record.fencingToken = lease.fencingToken();
+    }
     history.trace(now, () -> "client" + id + " granted " + record);
     long work =
         spec.workMinNanos()

@@ -60,6 +60,18 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
+  public CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis) {
+    return send(() -> node.keys.lockFenced(keys, counters, token, ttlMillis));
+  }
+
+  @Override
+  public CompletionStage<Boolean> fence(
+      List<String> keys, List<String> counters, String token, long fencingToken) {
+    return send(() -> node.fence(keys, counters, token, fencingToken));
+  }
+
+  @Override
   public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
     return send(() -> node.keys.extend(keys, token, ttlMillis));
   }

@@ -29,6 +29,7 @@ final class SimNodeStore {
   /** The keys, expiring by this node's clock. */
   final Keyspace keys = new Keyspace(this::now);
 
+  private boolean skipsFenceConfirmations;
   private final List<SimConnection> connections = new ArrayList<>();
   private int process;
   private long startedAt;
@@ -80,7 +81,7 @@ final class SimNodeStore {
         info.serverTimeMicros(),
         keys.valueOf(markerKey),
         reportsAofAlways ? new NodeInfo.Persistence(true, "always", false, true) : null,
-        null);
+        new NodeInfo.Memory(0, "noeviction"));
   }
 
   /** The max-ttl register: raised to {@code maxTtlMillis} unless larger; lost when emptied. */
@@ -92,6 +93,28 @@ final class SimNodeStore {
       return maxTtlMillis;
     }
     return value;
+  }
+
+  /**
+   * Confirms a fencing token, or, for a node told to {@link #skipFenceConfirmations()},
+   * answers yes without raising any counter: what a client that skips the second round of a
+   * fenced acquisition leaves behind.
+   */
+  boolean fence(List<String> names, List<String> counters, String token, long fencingToken) {
+    if (!skipsFenceConfirmations) {
+      return keys.fence(names, counters, token, fencingToken);
+    }
+    for (String name : names) {
+      if (!token.equals(keys.valueOf(name))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** From now on, answers fence confirmations without raising the counters. */
+  void skipFenceConfirmations() {
+    skipsFenceConfirmations = true;
   }
 
   /** Writes the fresh marker bound to the current process, as {@code redlock init} does. */

@@ -39,7 +39,23 @@ enum SimulationMode {
    * Nodes report AOF always and were declared fresh, but a majority restarts empty (a lost
    * data directory): no marker of an earlier process, so they must be held back.
    */
-  AOF_LOST_DIRECTORY(true);
+  AOF_LOST_DIRECTORY(true),
+  /**
+   * {@link #SAFE}'s faults on a cluster declared fresh, with fenced leases: successive holders
+   * of a resource must get strictly increasing fencing tokens, restarts and drift included.
+   */
+  FENCED(true),
+  /**
+   * Fenced leases whose tokens are never confirmed: the nodes answer the second round without
+   * raising their counters, as if the client skipped it. Tokens repeat.
+   */
+  FENCED_WITHOUT_CONFIRMATION(true),
+  /**
+   * Fenced leases, and a majority of nodes restart empty while an operator forces
+   * {@code init} on them: nodes that lost their counters are trusted again, breaking the rule
+   * that keeps a node that lost state out of fencing. Tokens go back.
+   */
+  FENCED_INIT_FORCED(true);
 
   final boolean restartGuard;
 
@@ -52,6 +68,22 @@ enum SimulationMode {
     return this == FRESH_MARKER_RESTARTS
         || this == INIT_FORCED_ON_A_USED_CLUSTER
         || this == AOF_RESTARTS
-        || this == AOF_LOST_DIRECTORY;
+        || this == AOF_LOST_DIRECTORY
+        || fenced();
+  }
+
+  /** Whether the clients take fenced leases. */
+  boolean fenced() {
+    return this == FENCED || this == FENCED_WITHOUT_CONFIRMATION || this == FENCED_INIT_FORCED;
+  }
+
+  /** Whether an operator forces {@code init} on nodes right after they restart empty. */
+  boolean initForcedAfterRestarts() {
+    return this == INIT_FORCED_ON_A_USED_CLUSTER || this == FENCED_INIT_FORCED;
+  }
+
+  /** Whether the schedule draws every fault of {@link #SAFE}. */
+  boolean allFaults() {
+    return this == SAFE || this == FENCED;
   }
 }

@@ -28,6 +28,7 @@ final class SimulationRun {
   record Outcome(
       Schedule schedule,
       List<OverlapChecker.Violation> violations,
+      List<TokenChecker.Violation> tokenViolations,
       List<Throwable> errors,
       boolean finished,
       int leases,
@@ -35,13 +36,16 @@ final class SimulationRun {
       int failedAcquisitions,
       List<String> trace) {
     boolean failed() {
-      return !violations.isEmpty() || !errors.isEmpty() || !finished;
+      return !violations.isEmpty() || !tokenViolations.isEmpty() || !errors.isEmpty() || !finished;
     }
 
     String report() {
       StringBuilder text = new StringBuilder(schedule.describe());
       for (OverlapChecker.Violation violation : violations) {
         text.append("\n  VIOLATION: ").append(violation);
+      }
+      for (TokenChecker.Violation violation : tokenViolations) {
+        text.append("\n  TOKEN VIOLATION: ").append(violation);
       }
       for (Throwable error : errors) {
         text.append("\n  ERROR: ").append(error);
@@ -74,9 +78,12 @@ final class SimulationRun {
       if (mode == SimulationMode.AOF_RESTARTS || mode == SimulationMode.AOF_LOST_DIRECTORY) {
         node.reportAofAlways();
       }
+      if (mode == SimulationMode.FENCED_WITHOUT_CONFIRMATION) {
+        node.skipFenceConfirmations();
+      }
       nodes.add(node);
     }
-    RedlockConfig config = config(nodes.size(), mode.restartGuard);
+    RedlockConfig config = config(nodes.size(), mode.restartGuard, mode.fenced());
 
     List<List<String>> resourceChoices = new ArrayList<>();
     for (int r = 0; r < schedule.resources(); r++) {
@@ -121,7 +128,7 @@ final class SimulationRun {
             switch (fault.kind()) {
               case RESTART_EMPTY -> {
                 node.restartEmpty();
-                if (mode == SimulationMode.INIT_FORCED_ON_A_USED_CLUSTER) {
+                if (mode.initForcedAfterRestarts()) {
                   node.declareFresh(MARKER); // the operator's mistake: init --force while in use
                 }
               }
@@ -178,6 +185,7 @@ final class SimulationRun {
     return new Outcome(
         schedule,
         OverlapChecker.check(history.leases),
+        mode.fenced() ? TokenChecker.check(history.leases) : List.of(),
         history.errors,
         finished,
         history.leases.size(),
@@ -195,9 +203,9 @@ final class SimulationRun {
     return true;
   }
 
-  static RedlockConfig config(int nodes, boolean restartGuard) {
+  static RedlockConfig config(int nodes, boolean restartGuard, boolean fencing) {
     return CONFIGS.computeIfAbsent(
-        nodes + "/" + restartGuard,
+        nodes + "/" + restartGuard + "/" + fencing,
         key -> {
           List<String> uris = new ArrayList<>();
           for (int i = 0; i < nodes; i++) {
@@ -214,6 +222,7 @@ final class SimulationRun {
               .retryJitter(Duration.ofMillis(50))
               .maxWait(Duration.ofSeconds(2))
               .restartGuard(restartGuard)
+              .fencing(fencing)
               .build();
         });
   }

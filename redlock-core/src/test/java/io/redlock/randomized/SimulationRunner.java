@@ -25,11 +25,12 @@ final class SimulationRunner {
       long leases,
       long commits,
       long failedAcquisitions,
+      long tokenFailingSchedules,
       long elapsedNanos) {
     String describe() {
       return String.format(
           "%s: %d schedules (base seed %d) in %.1f s: %d leases, %d commits,"
-              + " %d acquisitions given up; %d failing schedules%s",
+              + " %d acquisitions given up; %d failing schedules (%d with tokens out of order)%s",
           mode,
           schedules,
           baseSeed,
@@ -38,6 +39,7 @@ final class SimulationRunner {
           commits,
           failedAcquisitions,
           failedSchedules,
+          tokenFailingSchedules,
           failedSchedules == 0
               ? ""
               : ", first at schedule #"
@@ -63,6 +65,7 @@ final class SimulationRunner {
     AtomicLong leases = new AtomicLong();
     AtomicLong commits = new AtomicLong();
     AtomicLong givenUp = new AtomicLong();
+    AtomicLong tokenFailing = new AtomicLong();
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
       List<Future<List<long[]>>> parts = new ArrayList<>();
@@ -84,6 +87,9 @@ final class SimulationRunner {
                     localLeases += outcome.leases();
                     localCommits += outcome.commits();
                     localGivenUp += outcome.failedAcquisitions();
+                    if (!outcome.tokenViolations().isEmpty()) {
+                      tokenFailing.incrementAndGet();
+                    }
                     if (outcome.failed()) {
                       failing.add(new long[] {i});
                       if (keep.size() < 3) {
@@ -121,6 +127,7 @@ final class SimulationRunner {
           leases.get(),
           commits.get(),
           givenUp.get(),
+          tokenFailing.get(),
           System.nanoTime() - start);
     } catch (Exception e) {
       throw new AssertionError("simulation batch failed", e);

@@ -31,6 +31,9 @@ class SimulationTest {
   /** The control for the restart guard: the same restarts, more schedules. */
   private static final int CONTROL_SCHEDULES = 2_000;
 
+  /** Fenced leases under every fault, as many schedules as the safe mode. */
+  private static final int FENCED_SCHEDULES = SCHEDULES;
+
   @Test
   void manySchedulesWithinTheDeclaredBoundsKeepMutualExclusion() {
     SimulationRunner.Summary summary =
@@ -101,6 +104,34 @@ class SimulationTest {
         SimulationRunner.run(SimulationMode.AOF_LOST_DIRECTORY, BASE_SEED, CONTROL_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+  }
+
+  @Test
+  void fencedLeasesGetStrictlyIncreasingTokensUnderEveryFault() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.FENCED, BASE_SEED, FENCED_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+    assertThat(summary.commits()).as("the workload commits").isGreaterThan(FENCED_SCHEDULES);
+  }
+
+  @Test
+  void fencingTokensThatAreNeverConfirmedRepeatAndAreCaught() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(
+            SimulationMode.FENCED_WITHOUT_CONFIRMATION, BASE_SEED, NON_VACUITY_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.tokenFailingSchedules()).as("repeated tokens found").isPositive();
+    assertThat(summary.failures().get(0).tokenViolations()).isNotEmpty();
+    System.out.println("first found:\n" + failureMessage(summary));
+  }
+
+  @Test
+  void nodesThatLostTheirCountersTrustedAgainMakeTokensGoBackAndAreCaught() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.FENCED_INIT_FORCED, BASE_SEED, NON_VACUITY_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.tokenFailingSchedules()).as("schedules whose tokens went back").isPositive();
   }
 
   @Test

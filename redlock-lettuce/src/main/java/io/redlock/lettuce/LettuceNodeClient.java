@@ -435,6 +435,64 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   @Override
+  public CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    CompletableFuture<Long> answer = new CompletableFuture<>();
+    commands
+        .<Long>eval(
+            Script.LOCK_FENCED.source(),
+            ScriptOutputType.INTEGER,
+            both(keys, counters),
+            token,
+            Long.toString(ttlMillis),
+            Integer.toString(keys.size()))
+        .whenComplete(
+            (result, error) -> {
+              if (error != null) {
+                answer.completeExceptionally(asVoteError(error));
+              } else if (result == null) {
+                answer.completeExceptionally(new IllegalStateException("no answer to lock-fenced"));
+              } else {
+                answer.complete(result);
+              }
+            });
+    return answer;
+  }
+
+  @Override
+  public CompletionStage<Boolean> fence(
+      List<String> keys, List<String> counters, String token, long fencingToken) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return notConnected();
+    }
+    return vote(
+        commands.<Long>eval(
+            Script.FENCE.source(),
+            ScriptOutputType.INTEGER,
+            both(keys, counters),
+            token,
+            Integer.toString(keys.size()),
+            Long.toString(fencingToken)),
+        LettuceNodeClient::isOne);
+  }
+
+  private static String[] both(List<String> keys, List<String> counters) {
+    String[] all = new String[keys.size() + counters.size()];
+    for (int i = 0; i < keys.size(); i++) {
+      all[i] = keys.get(i);
+    }
+    for (int i = 0; i < counters.size(); i++) {
+      all[keys.size() + i] = counters.get(i);
+    }
+    return all;
+  }
+
+  @Override
   public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
@@ -523,13 +581,18 @@ final class LettuceNodeClient implements NodeClient {
       vote.complete(yes.test(result));
       return;
     }
+    vote.completeExceptionally(asVoteError(error));
+  }
+
+  /** A failed request as the algorithm expects it: Lettuce's command timeout as a timeout. */
+  private static Throwable asVoteError(Throwable error) {
     Throwable cause = unwrap(error);
     if (cause instanceof RedisCommandTimeoutException) {
       TimeoutException timeout = new TimeoutException(cause.getMessage());
       timeout.initCause(cause);
       cause = timeout;
     }
-    vote.completeExceptionally(cause);
+    return cause;
   }
 
   private static Throwable unwrap(Throwable error) {

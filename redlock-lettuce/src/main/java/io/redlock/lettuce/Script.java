@@ -34,6 +34,59 @@ record Script(String name, String source, String sha1) {
       return 1
       """);
 
+  /**
+   * A fenced lock: KEYS[1..ARGV[3]] are the lock keys, the rest their fencing counters. Sets
+   * every lock key to ARGV[1] with a ttl of ARGV[2] ms, only if none exists, and answers the
+   * largest counter (a missing one is 0), or -1 if a lock key exists.
+   */
+  static final Script LOCK_FENCED =
+      of(
+          "lock-fenced",
+          """
+      local n = tonumber(ARGV[3])
+      for i = 1, n do
+        if redis.call('exists', KEYS[i]) == 1 then
+          return -1
+        end
+      end
+      for i = 1, n do
+        redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])
+      end
+      local max = 0
+      for i = n + 1, #KEYS do
+        local counter = tonumber(redis.call('get', KEYS[i]) or '0') or 0
+        if counter > max then
+          max = counter
+        end
+      end
+      return max
+      """);
+
+  /**
+   * Confirms a fencing token: KEYS[1..ARGV[2]] are the lock keys, the rest their counters.
+   * Only if every lock key holds ARGV[1], raises every counter to ARGV[3] unless it holds
+   * more (no expiry), and answers 1; else changes nothing and answers 0.
+   */
+  static final Script FENCE =
+      of(
+          "fence",
+          """
+      local n = tonumber(ARGV[2])
+      for i = 1, n do
+        if redis.call('get', KEYS[i]) ~= ARGV[1] then
+          return 0
+        end
+      end
+      local token = tonumber(ARGV[3])
+      for i = n + 1, #KEYS do
+        local counter = tonumber(redis.call('get', KEYS[i]) or '0') or 0
+        if counter < token then
+          redis.call('set', KEYS[i], ARGV[3])
+        end
+      end
+      return 1
+      """);
+
   /** Sets the ttl of every key to ARGV[2] ms, only if every key holds ARGV[1]. */
   static final Script EXTEND =
       of(

@@ -46,6 +46,11 @@ class RedlockMetricsTest {
     }
 
     @Override
+    public long fencingToken() {
+      throw new IllegalStateException("not fenced");
+    }
+
+    @Override
     public State state() {
       return State.HELD;
     }

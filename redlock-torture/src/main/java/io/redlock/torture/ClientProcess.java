@@ -70,7 +70,8 @@ public final class ClientProcess {
                 counters,
                 options.seed() * 1_000 + i,
                 end,
-                holdings);
+                holdings,
+                null); // fencing runs in one process: TortureOptions refuses it here
         clients.put(name, client);
       }
       Thread commands =

@@ -53,7 +53,13 @@ public sealed interface FaultPlan {
      * Start the node again, empty unless the run persists writes (a {@link Fault#RESTART_EMPTY};
      * if a {@link #KILL} left it down, also the end of that kill).
      */
-    RESTART_EMPTY
+    RESTART_EMPTY,
+    /**
+     * Ask client number {@code node} (counting the run's clients from 0, round robin past the
+     * last) to pause at its next pause point, for longer than its lease (a
+     * {@link Fault#CLIENT_PAUSE}).
+     */
+    PAUSE_CLIENT
   }
 
   /**
@@ -61,7 +67,7 @@ public sealed interface FaultPlan {
    *
    * @param at when, as a share of the run's duration, from 0 (its start) to 1 (its end)
    * @param action what happens
-   * @param node to which node
+   * @param node to which node (for {@link Action#PAUSE_CLIENT}, which client)
    */
   record Step(double at, Action action, int node) {
     /** @throws IllegalArgumentException if {@code at} is not from 0 to 1, or node is negative */

@@ -125,6 +125,11 @@ final class Nemesis implements Runnable {
         }
         record(Fault.RESTART_EMPTY, "at", List.of(node), "", "");
       }
+      case PAUSE_CLIENT -> {
+        ClientHandle client = clients.get(node % clients.size());
+        client.requestPause();
+        record(Fault.CLIENT_PAUSE, "at", List.of(), client.name(), "");
+      }
     }
   }
 

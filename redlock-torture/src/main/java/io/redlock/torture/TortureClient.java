@@ -10,6 +10,7 @@ import io.redlock.testkit.LeaseRecord;
 import io.redlock.testkit.WorkRecord;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -41,6 +42,7 @@ final class TortureClient implements Runnable, ClientHandle {
   private final AtomicBoolean pauseRequested = new AtomicBoolean();
   private final AtomicReference<String> holding = new AtomicReference<>();
   private final TortureListener listener;
+  private final FencedStore store; // null unless fenced
 
   TortureClient(
       String name,
@@ -51,8 +53,10 @@ final class TortureClient implements Runnable, ClientHandle {
       TortureCounters counters,
       long seed,
       long endNanos,
-      TortureListener listener) {
+      TortureListener listener,
+      FencedStore store) {
     this.listener = listener;
+    this.store = store;
     this.name = name;
     this.redlock = redlock;
     this.resources = resources;
@@ -121,10 +125,26 @@ final class TortureClient implements Runnable, ClientHandle {
         return;
       }
       long workStart = System.nanoTime();
+      long read = 0;
+      if (store != null) {
+        OptionalLong value = store.begin(resource, lease.fencingToken());
+        if (value.isEmpty()) {
+          counters.refused(); // a later holder has read: our lease ended meanwhile
+          return;
+        }
+        read = value.getAsLong();
+      }
       if (options.pauseBetweenCheckAndWrite()) {
-        pauseIfAsked(); // between check and write: nothing can catch this one
+        pauseIfAsked(); // between check and write: only a fenced store can catch this one
       }
       Thread.sleep(random.nextInt((int) options.work().toMillis() + 1));
+      if (store != null && !store.commit(resource, lease.fencingToken(), read + 1)) {
+        counters.refused(); // a stale write, refused: it never reached the resource
+        return;
+      }
+      if (store != null) {
+        counters.committed();
+      }
       history.work(new WorkRecord(name, resource, lease.token(), workStart, System.nanoTime()));
     } finally {
       long releasing = System.nanoTime();

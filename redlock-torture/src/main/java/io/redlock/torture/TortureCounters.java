@@ -10,6 +10,8 @@ final class TortureCounters {
   private final LongAdder attempts = new LongAdder();
   private final LongAdder acquired = new LongAdder();
   private final LongAdder lost = new LongAdder();
+  private final LongAdder committed = new LongAdder();
+  private final LongAdder refused = new LongAdder();
   private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
 
   void attempt() {
@@ -22,6 +24,24 @@ final class TortureCounters {
 
   void lost() {
     lost.increment();
+  }
+
+  /** A fenced write the store took. */
+  void committed() {
+    committed.increment();
+  }
+
+  /** A fenced read or write the store refused: its token was stale. */
+  void refused() {
+    refused.increment();
+  }
+
+  long committedWrites() {
+    return committed.sum();
+  }
+
+  long refusedWrites() {
+    return refused.sum();
   }
 
   void failure(String cause) {

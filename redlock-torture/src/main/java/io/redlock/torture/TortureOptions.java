@@ -23,6 +23,7 @@ public final class TortureOptions {
   private final boolean restartGuard;
   private final boolean persistence;
   private final boolean pauseBetweenCheckAndWrite;
+  private final boolean fencing;
   private final int processes;
   private final int redlocks;
   private final boolean proxies;
@@ -46,6 +47,7 @@ public final class TortureOptions {
     this.restartGuard = b.restartGuard;
     this.persistence = b.persistence;
     this.pauseBetweenCheckAndWrite = b.pauseBetweenCheckAndWrite;
+    this.fencing = b.fencing;
     this.processes = b.processes;
   }
 
@@ -106,6 +108,14 @@ public final class TortureOptions {
    */
   public boolean pauseBetweenCheckAndWrite() {
     return pauseBetweenCheckAndWrite;
+  }
+
+  /**
+   * Whether the clients take fenced leases and write to a {@linkplain FencedStore fenced
+   * store} that refuses stale tokens, instead of only recording their work.
+   */
+  public boolean fencing() {
+    return fencing;
   }
 
   /**
@@ -172,6 +182,7 @@ public final class TortureOptions {
         + persistence
         + " pauseBetweenCheckAndWrite="
         + pauseBetweenCheckAndWrite
+        + (fencing ? " fencing=true" : "")
         + (processes > 0 ? " processes=" + processes : "")
         + (redlocks > 0 ? " redlocks=" + redlocks : "")
         + (proxies ? "" : " proxies=false");
@@ -195,6 +206,7 @@ public final class TortureOptions {
     private boolean restartGuard = true;
     private boolean persistence;
     private boolean pauseBetweenCheckAndWrite;
+    private boolean fencing;
     private int processes;
     private int redlocks;
     private boolean proxies = true;
@@ -289,6 +301,12 @@ public final class TortureOptions {
       return this;
     }
 
+    /** Fenced leases and a fenced store; see {@link TortureOptions#fencing()}. */
+    public Builder fencing(boolean fencing) {
+      this.fencing = fencing;
+      return this;
+    }
+
     /**
      * @throws IllegalArgumentException naming the first option whose value is not accepted
      */
@@ -309,6 +327,11 @@ public final class TortureOptions {
           "processes",
           processes,
           "from 0 (clients are threads) to the number of clients");
+      require(
+          !fencing || processes == 0,
+          "processes",
+          processes,
+          "0 with fencing (the fenced store lives in the runner's process)");
       require(
           redlocks >= 0
               && redlocks <= clients

@@ -20,6 +20,7 @@ import java.util.Map;
  * @param faults every fault injected, in order
  * @param history every lease and every piece of work
  * @param violations what the checker found; empty for a safe run
+ * @param fenced with fencing, what the fenced store took, refused and lost; else null
  */
 public record TortureResult(
     TortureOptions options,
@@ -30,7 +31,21 @@ public record TortureResult(
     Map<String, Long> failures,
     List<FaultRecord> faults,
     History history,
-    List<Violation> violations) {
+    List<Violation> violations,
+    Fenced fenced) {
+
+  /**
+   * What the fenced store of a fenced run saw.
+   *
+   * @param committed updates the store took
+   * @param refused reads and writes the store refused because their token was stale: the
+   *     physical overlaps that fencing caught
+   * @param lateAlone writes the store took after their lease had ended, because no later
+   *     holder had read since: safe, and not counted as violations in a fenced run
+   * @param lostUpdates committed updates missing from the store's numbers; 0 when every stale
+   *     write was refused
+   */
+  public record Fenced(long committed, long refused, long lateAlone, long lostUpdates) {}
 
   /** Faults injected, by kind (a fault with a start and an end counts once). */
   public Map<Fault, Integer> faultCounts() {
@@ -58,6 +73,16 @@ public record TortureResult(
         .forEach(
             (fault, count) ->
                 text.append(String.format(Locale.ROOT, "%-34s %d%n", "fault: " + fault, count)));
+    if (fenced != null) {
+      text.append(
+          String.format(Locale.ROOT, "%-34s %d%n", "fenced writes committed", fenced.committed()));
+      text.append(
+          String.format(Locale.ROOT, "%-34s %d%n", "stale writes refused", fenced.refused()));
+      text.append(
+          String.format(
+              Locale.ROOT, "%-34s %d%n", "late writes, no successor yet", fenced.lateAlone()));
+      text.append(String.format(Locale.ROOT, "%-34s %d%n", "lost updates", fenced.lostUpdates()));
+    }
     text.append(String.format(Locale.ROOT, "%-34s %d%n", "violations", violations.size()));
     for (Violation violation : violations.subList(0, Math.min(10, violations.size()))) {
       text.append("  ").append(violation).append(System.lineSeparator());

@@ -7,6 +7,7 @@ import io.redlock.testkit.History;
 import io.redlock.testkit.ProxiedFleet;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.SafetyChecker;
+import io.redlock.testkit.Violation;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -49,6 +50,7 @@ public final class TortureRun {
         .retryDelay(Duration.ofMillis(20))
         .retryJitter(Duration.ofMillis(10))
         .connectTimeout(Duration.ofSeconds(2))
+        .fencing(options.fencing())
         .build();
   }
 
@@ -90,7 +92,7 @@ public final class TortureRun {
       throws InterruptedException {
     if (plan instanceof FaultPlan.Script script) {
       for (FaultPlan.Step step : script.steps()) {
-        if (step.node() >= options.nodes()) {
+        if (step.action() != FaultPlan.Action.PAUSE_CLIENT && step.node() >= options.nodes()) {
           throw new IllegalArgumentException(
               "step " + step + " names a node beyond the " + options.nodes() + " of the run");
         }
@@ -153,6 +155,7 @@ public final class TortureRun {
         redlocks.add(Redlock.create(config(options, setting.urisFor(proxiesName))));
       }
       List<TortureClient> clients = new ArrayList<>();
+      FencedStore store = options.fencing() ? new FencedStore() : null;
       long start = System.nanoTime();
       long end = start + options.duration().toNanos();
       for (int i = 0; i < options.clients(); i++) {
@@ -166,7 +169,8 @@ public final class TortureRun {
                 setting.counters(),
                 options.seed() * 1_000 + i,
                 end,
-                setting.listener()));
+                setting.listener(),
+                store));
       }
       List<Thread> threads = new ArrayList<>();
       for (TortureClient client : clients) {
@@ -175,7 +179,7 @@ public final class TortureRun {
       Nemesis nemesis = setting.nemesis(clients, end);
       setting.listener().started(setting.servers(), start);
       runAll(threads, nemesis, start, setting.counters(), setting.listener());
-      return result(options, start, setting.counters(), nemesis, setting.history());
+      return result(options, start, setting.counters(), nemesis, setting.history(), store);
     } finally {
       redlocks.forEach(Redlock::close);
     }
@@ -281,7 +285,7 @@ public final class TortureRun {
           throw new IllegalStateException("could not read client process " + p + "'s history", e);
         }
       }
-      return result(options, start, setting.counters(), nemesis, setting.history());
+      return result(options, start, setting.counters(), nemesis, setting.history(), null);
     } catch (IOException e) {
       throw new IllegalStateException("could not start a client process: " + e.getMessage(), e);
     } finally {
@@ -361,7 +365,23 @@ public final class TortureRun {
       long start,
       TortureCounters counters,
       Nemesis nemesis,
-      History history) {
+      History history,
+      FencedStore store) {
+    List<Violation> violations = new ArrayList<>(SafetyChecker.check(history));
+    TortureResult.Fenced fenced = null;
+    if (store != null) {
+      // A fenced write that ends after its lease, with no later holder having touched the
+      // resource, is safe: the store took it because nobody had read since. The store's
+      // refusals and lost updates judge a fenced run; overlapping writes still count.
+      int before = violations.size();
+      violations.removeIf(v -> v.kind() == Violation.Kind.WORK_AFTER_LEASE_ENDED);
+      fenced =
+          new TortureResult.Fenced(
+              counters.committedWrites(),
+              counters.refusedWrites(),
+              before - violations.size(),
+              store.lostUpdates());
+    }
     return new TortureResult(
         options,
         Duration.ofNanos(System.nanoTime() - start),
@@ -371,7 +391,8 @@ public final class TortureRun {
         counters.failures(),
         nemesis.records(),
         history,
-        SafetyChecker.check(history));
+        List.copyOf(violations),
+        fenced);
   }
 
   /**

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -191,5 +192,54 @@ public abstract class NodeClientContract {
     assertEquals(true, await(client().lock(List.of(key), token, TTL)));
     assertEquals(token, valueOf(key));
     assertEquals(true, await(client().unlock(List.of(key), token)));
+  }
+
+  // ---- fencing: a transport without lockFenced and fence skips these ----
+
+  private <T> T awaitFencing(CompletionStage<T> reply) {
+    try {
+      return reply.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Assumptions.assumeFalse(
+          e.getCause() instanceof UnsupportedOperationException, "this transport cannot fence");
+      throw new AssertionError("failed", e);
+    } catch (Exception e) {
+      throw new AssertionError("no answer", e);
+    }
+  }
+
+  @Test
+  void aFencedLockReadsTheLargestCounterAndRefusesAKeyThatExists() {
+    String a = key();
+    String b = key();
+    String counterA = key();
+    String counterB = key();
+    put(counterA, "7", Duration.ofSeconds(20));
+    String token = token();
+    assertEquals(
+        7L,
+        awaitFencing(client().lockFenced(List.of(a, b), List.of(counterA, counterB), token, TTL)));
+    assertEquals(token, valueOf(a));
+    assertEquals(token, valueOf(b));
+    assertPttlBetween(TTL - 1_000, TTL, a);
+    assertEquals(
+        -1L, awaitFencing(client().lockFenced(List.of(b), List.of(counterB), token(), TTL)));
+    assertEquals(token, valueOf(b));
+  }
+
+  @Test
+  void fenceRaisesEveryCounterOnlyWhileTheKeysHoldTheToken() {
+    String key = key();
+    String low = key();
+    String high = key();
+    put(high, "9", Duration.ofSeconds(20));
+    String token = token();
+    assertEquals(0L, awaitFencing(client().lockFenced(List.of(key), List.of(low), token, TTL)));
+    assertEquals(true, awaitFencing(client().fence(List.of(key), List.of(low, high), token, 5)));
+    assertEquals("5", valueOf(low));
+    assertEquals("9", valueOf(high)); // never lowered
+    assertEquals(-1, pttl(low)); // no expiry
+    assertEquals(false, awaitFencing(client().fence(List.of(key), List.of(low), token(), 6)));
+    assertEquals("5", valueOf(low));
   }
 }

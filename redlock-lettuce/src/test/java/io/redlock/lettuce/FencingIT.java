@@ -1,0 +1,184 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.redlock.Lease;
+import io.redlock.LockUnavailableException;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Fenced leases on real nodes: the counters, the token order between holders, and the rule
+ * that only nodes whose state is known complete are trusted with the counters.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class FencingIT {
+  private static final Duration TTL = Duration.ofSeconds(5);
+
+  private RedisServers servers;
+  private final List<Redlock> clients = new ArrayList<>();
+
+  @AfterEach
+  void stop() {
+    clients.forEach(Redlock::close);
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  private Redlock client(boolean fencing) {
+    Redlock redlock =
+        Redlock.create(
+            RedlockConfig.builder()
+                .nodes(servers.uris())
+                .ttl(TTL)
+                .fencing(fencing)
+                .retryCount(0)
+                .build());
+    clients.add(redlock);
+    return redlock;
+  }
+
+  private static String resource() {
+    return "fenced:" + UUID.randomUUID();
+  }
+
+  private long counter(int node, String resource) {
+    Object value = servers.command(node, "GET", "__redlock_fence__:" + resource);
+    return value == null ? 0 : Long.parseLong((String) value);
+  }
+
+  @Test
+  void successiveHoldersFromTwoClientsGetStrictlyIncreasingTokens() throws Exception {
+    servers = RedisServers.startFresh(5);
+    Redlock a = client(true);
+    Redlock b = client(true);
+    String resource = resource();
+    long previous = 0;
+    for (int i = 0; i < 20; i++) {
+      try (Lease lease = (i % 2 == 0 ? a : b).acquire(resource, TTL)) {
+        assertThat(lease.fencingToken()).as("holder %d", i).isGreaterThan(previous);
+        previous = lease.fencingToken();
+      }
+    }
+    assertThat(previous).isEqualTo(20);
+  }
+
+  @Test
+  void theTokenIsOnAMajorityBeforeTheLeaseIsHandedOutAndAnExtensionKeepsIt() throws Exception {
+    servers = RedisServers.startFresh(5);
+    String resource = resource();
+    try (Lease lease = client(true).acquire(resource, TTL)) {
+      long token = lease.fencingToken();
+      int confirmed = 0;
+      for (int i = 0; i < 5; i++) {
+        confirmed += counter(i, resource) == token ? 1 : 0;
+      }
+      assertThat(confirmed).isGreaterThanOrEqualTo(3);
+      assertThat(lease.extend(TTL)).isTrue();
+      assertThat(lease.fencingToken()).isEqualTo(token);
+    }
+  }
+
+  @Test
+  void aLeaseOnSeveralResourcesWritesOneTokenToEveryCounter() throws Exception {
+    servers = RedisServers.startFresh(3);
+    Redlock redlock = client(true);
+    String a = resource();
+    String b = resource();
+    for (int i = 0; i < 3; i++) {
+      redlock.acquire(a, TTL).release(); // a's counter runs ahead of b's
+    }
+    try (Lease both = redlock.acquire(List.of(a, b), TTL)) {
+      assertThat(both.fencingToken()).isEqualTo(4);
+      Timing.await(
+          "every node to hold the token for both",
+          () -> counter(0, a) == 4 && counter(0, b) == 4 && counter(2, b) == 4);
+    }
+    try (Lease lease = redlock.acquire(b, TTL)) {
+      assertThat(lease.fencingToken()).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void anUnfencedLeaseHasNoTokenAndLeavesTheCountersAlone() throws Exception {
+    servers = RedisServers.startFresh(3);
+    String resource = resource();
+    try (Lease lease = client(false).acquire(resource, TTL)) {
+      assertThatThrownBy(lease::fencingToken)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("fencing(true)");
+    }
+    assertThat(counter(0, resource)).isZero();
+    assertThatThrownBy(() -> client(true).acquire("__redlock_fence__:x", TTL))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("reserved");
+  }
+
+  @Test
+  void nodesThatRestartedEmptyAreNotTrustedWithCountersAndAMajorityOfThemStopsFencing()
+      throws Exception {
+    servers = RedisServers.startFresh(5);
+    // A short maxTtl, so that the restart guard counts a restarted node again soon: from then
+    // on it may grant locks, but its counters are still not trusted.
+    RedlockConfig.Builder config =
+        RedlockConfig.builder()
+            .nodes(servers.uris())
+            .ttl(Duration.ofSeconds(1))
+            .maxTtl(Duration.ofSeconds(2))
+            .retryCount(0);
+    Redlock fenced = Redlock.create(config.fencing(true).build());
+    Redlock unfenced = Redlock.create(config.fencing(false).build());
+    clients.add(fenced);
+    clients.add(unfenced);
+    String resource = resource();
+    for (int i = 0; i < 5; i++) {
+      fenced.acquire(resource, TTL_SHORT).release();
+    }
+    servers.restart(0);
+    servers.restart(1);
+    servers.restart(2);
+    // Once the guard counts them again, locks are granted by all five nodes...
+    Timing.await(
+        "the restarted nodes to count for locks again",
+        () -> {
+          try {
+            return unfenced
+                .tryAcquire(resource, TTL_SHORT)
+                .map(
+                    lease -> {
+                      lease.release();
+                      return true;
+                    })
+                .orElse(false);
+          } catch (InterruptedException e) {
+            throw new AssertionError(e);
+          }
+        });
+    // ...but three of them lost their counters: their "0" must not make up a majority with
+    // nodes that never saw the last token. A fenced lease is refused, naming why.
+    assertThatThrownBy(() -> fenced.acquire(resource, TTL_SHORT))
+        .isInstanceOf(LockUnavailableException.class)
+        .hasMessageContaining("trusted fencing counters");
+    assertThat(servers.holding(resource)).isZero();
+    // Only the two nodes that kept their state still hold the last token.
+    int holdingFive = 0;
+    for (int i = 0; i < 5; i++) {
+      holdingFive += counter(i, resource) == 5 ? 1 : 0;
+    }
+    assertThat(holdingFive).isLessThanOrEqualTo(2);
+  }
+
+  private static final Duration TTL_SHORT = Duration.ofSeconds(1);
+}
