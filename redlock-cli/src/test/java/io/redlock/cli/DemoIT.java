@@ -101,5 +101,9 @@ class DemoIT {
     Matcher violations = VIOLATIONS.matcher(output);
     assertThat(violations.find()).isTrue();
     assertThat(violations.group(1)).isEqualTo("0");
+    // the timeline marks each refusal on the lane of the worker that tried
+    assertThat(Files.readString(dir.resolve("fenced.html")))
+        .contains("<th>stale writes refused</th>")
+        .contains("<title>refused: worker-");
   }
 }

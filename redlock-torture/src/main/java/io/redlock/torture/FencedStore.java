@@ -1,6 +1,8 @@
 package io.redlock.torture;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
@@ -23,14 +25,17 @@ final class FencedStore {
 
   private static final Cell EMPTY = new Cell(0, 0, 0);
   private final Map<String, Cell> cells = new HashMap<>();
+  private final List<TortureResult.Refusal> refusals = new ArrayList<>();
 
   /**
-   * Reads {@code resource}'s number for the holder of {@code token}; empty, and nothing
-   * recorded, if a token as large was seen before.
+   * Reads {@code resource}'s number for {@code client}, the holder of {@code token}; empty,
+   * and the refusal recorded, if a token as large was seen before.
    */
-  synchronized OptionalLong begin(String resource, long token) {
+  synchronized OptionalLong begin(String client, String resource, long token) {
     Cell cell = cells.getOrDefault(resource, EMPTY);
     if (token <= cell.fence()) {
+      refusals.add(
+          new TortureResult.Refusal(System.nanoTime(), client, resource, token, cell.fence()));
       return OptionalLong.empty();
     }
     cells.put(resource, new Cell(token, cell.value(), cell.commits()));
@@ -38,13 +43,20 @@ final class FencedStore {
   }
 
   /** Writes {@code value} if the holder of {@code token} is the last to have begun. */
-  synchronized boolean commit(String resource, long token, long value) {
+  synchronized boolean commit(String client, String resource, long token, long value) {
     Cell cell = cells.getOrDefault(resource, EMPTY);
     if (token != cell.fence()) {
+      refusals.add(
+          new TortureResult.Refusal(System.nanoTime(), client, resource, token, cell.fence()));
       return false;
     }
     cells.put(resource, new Cell(token, value, cell.commits() + 1));
     return true;
+  }
+
+  /** Every read and write refused, in the order they came. */
+  synchronized List<TortureResult.Refusal> refusals() {
+    return List.copyOf(refusals);
   }
 
   /** Commits whose update is not in the numbers: 0 unless a stale write got through. */

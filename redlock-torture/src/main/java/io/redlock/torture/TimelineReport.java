@@ -132,6 +132,9 @@ public final class TimelineReport {
       y += LANE;
     }
     faults(svg, result.faults(), origin, span, nodeLane, clientLane);
+    if (result.fenced() != null) {
+      refusals(svg, result.fenced().refusals(), origin, span, clientLane);
+    }
     svg.append("</svg>\n");
 
     StringBuilder page = new StringBuilder();
@@ -158,6 +161,15 @@ public final class TimelineReport {
         .append("</td></tr><tr><th>leases lost before their write</th><td>")
         .append(result.lostBeforeWrite())
         .append("</td></tr>");
+    if (result.fenced() != null) {
+      page.append("<tr><th>fenced writes</th><td>")
+          .append(result.fenced().committed())
+          .append("</td></tr><tr><th>stale writes refused</th><td>")
+          .append(result.fenced().refused())
+          .append("</td></tr><tr><th>lost updates</th><td>")
+          .append(result.fenced().lostUpdates())
+          .append("</td></tr>");
+    }
     result
         .failures()
         .forEach(
@@ -182,7 +194,7 @@ public final class TimelineReport {
             + " coloured by client; red outline: lost. Nodes: red = killed, orange = paused,"
             + " yellow = latency, grey = black hole, brown = DEBUG SLEEP, blue mark = restarted empty, purple mark ="
             + " majority restarted. Clients: violet = partitioned, black mark = paused past its"
-            + " lease.</p>\n");
+            + " lease, red mark = a stale read or write the fenced store refused.</p>\n");
     page.append(svg);
     page.append("<h2>Violations</h2>\n");
     if (result.violations().isEmpty()) {
@@ -267,6 +279,37 @@ public final class TimelineReport {
               LANE - 12,
               colour,
               escape(start.toString())));
+    }
+  }
+
+  private static void refusals(
+      StringBuilder svg,
+      List<TortureResult.Refusal> refusals,
+      long origin,
+      long span,
+      Map<String, Integer> clientLane) {
+    for (TortureResult.Refusal refusal : refusals) {
+      Integer laneY = clientLane.get(refusal.client());
+      if (laneY == null) {
+        continue;
+      }
+      svg.append(
+          String.format(
+              Locale.ROOT,
+              "<rect x='%.1f' y='%d' width='4' height='%d' fill='#d62728'><title>%s</title>"
+                  + "</rect>%n",
+              x(refusal.nanos() - origin, span) - 2,
+              laneY + 2,
+              LANE - 4,
+              escape(
+                  "refused: "
+                      + refusal.client()
+                      + " with token "
+                      + refusal.token()
+                      + " on "
+                      + refusal.resource()
+                      + ", the store had seen "
+                      + refusal.seen())));
     }
   }
 

@@ -127,7 +127,7 @@ final class TortureClient implements Runnable, ClientHandle {
       long workStart = System.nanoTime();
       long read = 0;
       if (store != null) {
-        OptionalLong value = store.begin(resource, lease.fencingToken());
+        OptionalLong value = store.begin(name, resource, lease.fencingToken());
         if (value.isEmpty()) {
           counters.refused(); // a later holder has read: our lease ended meanwhile
           return;
@@ -138,7 +138,7 @@ final class TortureClient implements Runnable, ClientHandle {
         pauseIfAsked(); // between check and write: only a fenced store can catch this one
       }
       Thread.sleep(random.nextInt((int) options.work().toMillis() + 1));
-      if (store != null && !store.commit(resource, lease.fencingToken(), read + 1)) {
+      if (store != null && !store.commit(name, resource, lease.fencingToken(), read + 1)) {
         counters.refused(); // a stale write, refused: it never reached the resource
         return;
       }

@@ -44,8 +44,25 @@ public record TortureResult(
    *     holder had read since: safe, and not counted as violations in a fenced run
    * @param lostUpdates committed updates missing from the store's numbers; 0 when every stale
    *     write was refused
+   * @param refusals each refused read or write
    */
-  public record Fenced(long committed, long refused, long lateAlone, long lostUpdates) {}
+  public record Fenced(
+      long committed, long refused, long lateAlone, long lostUpdates, List<Refusal> refusals) {
+    public Fenced {
+      refusals = List.copyOf(refusals);
+    }
+  }
+
+  /**
+   * A read or write the fenced store refused.
+   *
+   * @param nanos when, on the runner's monotonic clock
+   * @param client the client that tried
+   * @param resource what it tried to read or write
+   * @param token its fencing token
+   * @param seen the token the store had seen, at least as large
+   */
+  public record Refusal(long nanos, String client, String resource, long token, long seen) {}
 
   /** Faults injected, by kind (a fault with a start and an end counts once). */
   public Map<Fault, Integer> faultCounts() {

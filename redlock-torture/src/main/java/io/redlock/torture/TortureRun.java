@@ -380,7 +380,8 @@ public final class TortureRun {
               counters.committedWrites(),
               counters.refusedWrites(),
               before - violations.size(),
-              store.lostUpdates());
+              store.lostUpdates(),
+              store.refusals());
     }
     return new TortureResult(
         options,

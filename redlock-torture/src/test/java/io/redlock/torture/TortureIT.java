@@ -121,22 +121,24 @@ class TortureIT {
     assertThat(result.violations()).isEmpty();
   }
 
+  /** Two clients on one resource, paused now and then between their check and their write. */
+  private static TortureOptions.Builder pausedBetweenCheckAndWrite() {
+    return TortureOptions.builder()
+        .nodes(3)
+        .clients(2)
+        .resources(1)
+        .duration(Duration.ofSeconds(8))
+        .ttl(Duration.ofSeconds(1))
+        .work(Duration.ofMillis(20))
+        .faultInterval(Duration.ofSeconds(1))
+        .seed(5)
+        .faults(EnumSet.of(Fault.CLIENT_PAUSE))
+        .pauseBetweenCheckAndWrite(true);
+  }
+
   @Test
   void aClientPausedBetweenItsCheckAndItsWriteIsCaught() throws Exception {
-    TortureResult result =
-        run(
-            TortureOptions.builder()
-                .nodes(3)
-                .clients(2)
-                .resources(1)
-                .duration(Duration.ofSeconds(8))
-                .ttl(Duration.ofSeconds(1))
-                .work(Duration.ofMillis(20))
-                .faultInterval(Duration.ofSeconds(1))
-                .seed(5)
-                .faults(EnumSet.of(Fault.CLIENT_PAUSE))
-                .pauseBetweenCheckAndWrite(true)
-                .build());
+    TortureResult result = run(pausedBetweenCheckAndWrite().build());
     assertThat(result.violations())
         .extracting(Violation::kind)
         .contains(Violation.Kind.WORK_AFTER_LEASE_ENDED);
@@ -144,21 +146,7 @@ class TortureIT {
 
   @Test
   void withFencingTheStoreRefusesThePausedClientsStaleWritesAndLosesNoUpdate() throws Exception {
-    TortureResult result =
-        run(
-            TortureOptions.builder()
-                .nodes(3)
-                .clients(2)
-                .resources(1)
-                .duration(Duration.ofSeconds(8))
-                .ttl(Duration.ofSeconds(1))
-                .work(Duration.ofMillis(20))
-                .faultInterval(Duration.ofSeconds(1))
-                .seed(5)
-                .faults(EnumSet.of(Fault.CLIENT_PAUSE))
-                .pauseBetweenCheckAndWrite(true)
-                .fencing(true)
-                .build());
+    TortureResult result = run(pausedBetweenCheckAndWrite().fencing(true).build());
     // The same pauses as above: leases still overlap in time, but the store is what a stale
     // holder writes to, and it refuses every write whose token a successor has overtaken.
     assertThat(result.fenced().refused()).as("stale writes refused").isPositive();
