@@ -40,7 +40,7 @@ import picocli.CommandLine.Spec;
     description = {
       "Per node: reachable, role (must be master), Redis version, run_id, persistence"
           + " against the restart guard, eviction (maxmemory with any policy but noeviction"
-          + " can evict lock keys), clock offset and rate against this host, round trip"
+          + " can evict lock keys; an allkeys-* policy also fencing counters), clock offset and rate against this host, round trip"
           + " against the node timeout, the ACL rights the library needs (checked by running"
           + " them on the key <prefix>__redlock__:doctor, which is deleted again), and the"
           + " guard state (fresh marker, uptime). Then a verdict.",
@@ -188,7 +188,11 @@ final class DoctorCommand implements Callable<Integer> {
                     + f.maxmemory()
                     + " with maxmemory-policy "
                     + f.maxmemoryPolicy()
-                    + " can evict lock keys; use noeviction or maxmemory 0"));
+                    + " can evict lock keys"
+                    + (f.maxmemoryPolicy().toLowerCase(Locale.ROOT).startsWith("allkeys")
+                        ? " and fencing counters (fenced leases will not trust this node)"
+                        : "")
+                    + "; use noeviction or maxmemory 0"));
       }
       if (f.rateExcess() != null
           && f.rateUncertainty() != null

@@ -90,6 +90,23 @@ class DoctorCommandTest {
   }
 
   @Test
+  void anAllkeysPolicyIsNamedAsAThreatToFencingCountersToo() {
+    DoctorCommand.NodeFacts allkeys =
+        with(healthy("c", "3"), "allkeys-lru", 1_000, 0.0, List.of(), "master");
+    DoctorCommand.NodeFacts volatileOnly =
+        with(healthy("c", "3"), "volatile-lru", 1_000, 0.0, List.of(), "master");
+    assertThat(
+            DoctorCommand.assess(List.of(healthy("a", "1"), healthy("b", "2"), allkeys), CONFIG)
+                .findings())
+        .anyMatch(f -> f.text().contains("fencing counters"));
+    assertThat(
+            DoctorCommand.assess(
+                    List.of(healthy("a", "1"), healthy("b", "2"), volatileOnly), CONFIG)
+                .findings())
+        .noneMatch(f -> f.text().contains("fencing counters"));
+  }
+
+  @Test
   void warningsDoNotFailButAMajorityUnreachableCannotRun() {
     DoctorCommand.NodeFacts refusing =
         with(healthy("c", "3"), "noeviction", 0, 0.0, List.of("info"), "master");
