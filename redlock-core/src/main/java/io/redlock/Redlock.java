@@ -7,6 +7,7 @@ import io.redlock.spi.NodeTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -143,7 +144,7 @@ public final class Redlock implements AutoCloseable {
    * @see #acquire(Collection, Duration)
    */
   public Lease acquire(String resource) throws InterruptedException {
-    return acquire(List.of(resource), engine.config().ttl());
+    return acquire(Collections.singletonList(resource), engine.config().ttl());
   }
 
   /**
@@ -152,7 +153,7 @@ public final class Redlock implements AutoCloseable {
    * @see #acquire(Collection, Duration)
    */
   public Lease acquire(String resource, Duration ttl) throws InterruptedException {
-    return acquire(List.of(resource), ttl);
+    return acquire(Collections.singletonList(resource), ttl);
   }
 
   /**
@@ -177,12 +178,12 @@ public final class Redlock implements AutoCloseable {
 
   /** One attempt at {@code resource} for the configured ttl; see {@link #tryAcquire(Collection, Duration)}. */
   public Optional<Lease> tryAcquire(String resource) throws InterruptedException {
-    return tryAcquire(List.of(resource), engine.config().ttl());
+    return tryAcquire(Collections.singletonList(resource), engine.config().ttl());
   }
 
   /** One attempt at {@code resource} for {@code ttl}; see {@link #tryAcquire(Collection, Duration)}. */
   public Optional<Lease> tryAcquire(String resource, Duration ttl) throws InterruptedException {
-    return tryAcquire(List.of(resource), ttl);
+    return tryAcquire(Collections.singletonList(resource), ttl);
   }
 
   /**
@@ -207,7 +208,7 @@ public final class Redlock implements AutoCloseable {
 
   /** Acquires {@code resource} without blocking; see {@link #acquireAsync(Collection, Duration)}. */
   public CompletableFuture<Lease> acquireAsync(String resource, Duration ttl) {
-    return acquireAsync(List.of(resource), ttl);
+    return acquireAsync(Collections.singletonList(resource), ttl);
   }
 
   /**

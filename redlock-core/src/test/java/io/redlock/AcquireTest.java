@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.redlock.NodeOutcome.Vote;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -412,7 +413,17 @@ class AcquireTest {
         .hasMessageContaining("ttl 61 s")
         .hasMessageContaining("maxTtl (60 s)");
     assertThatThrownBy(() -> c.redlock.acquireAsync((String) null, TTL))
-        .isInstanceOf(NullPointerException.class);
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("resource name");
+    assertThatThrownBy(() -> c.redlock.tryAcquire((String) null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("resource name");
+    assertThatThrownBy(() -> c.redlock.acquireAsync(Arrays.asList("a", null), TTL))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("resource name");
+    assertThatThrownBy(() -> c.redlock.acquireAsync("__redlock__:fresh", TTL))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("reserved");
     assertThat(c.totalLockRequests()).isZero();
   }
 

@@ -540,11 +540,11 @@ public final class LockEngine {
     }
     int prefixBytes = prefixBytes();
     if (resources.size() == 1) {
-      // The common case, without the bookkeeping for duplicates: List.copyOf returns an
-      // immutable list as it is.
-      List<String> single = List.copyOf(resources);
-      checkName(single.get(0), prefixBytes);
-      return single;
+      // The common case, without the bookkeeping for duplicates; the name is checked before
+      // it is copied, so that a null one is named.
+      String name = resources.iterator().next();
+      checkName(name, prefixBytes);
+      return List.of(name);
     }
     List<String> names = new ArrayList<>(resources.size());
     Set<String> seen = new HashSet<>();
