@@ -41,7 +41,14 @@ public sealed interface RedlockEvent {
     /** An acquisition attempt: {@code SET NX PX}. */
     ACQUIRE,
     /** An extension: compare-and-{@code PEXPIRE}. */
-    EXTEND
+    EXTEND,
+    /**
+     * The confirmation round of a fenced acquisition: raising the fencing counters to the
+     * token. A node whose counters are not trusted votes {@code HELD_BACK}.
+     *
+     * @since 0.1.0
+     */
+    FENCE
   }
 
   /**

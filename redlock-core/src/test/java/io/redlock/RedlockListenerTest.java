@@ -150,6 +150,16 @@ class RedlockListenerTest {
   }
 
   @Test
+  void aFencedAcquisitionReportsTheVotesOfItsConfirmationRound() throws Exception {
+    Recorder r = new Recorder();
+    SimCluster c = new SimCluster(3, true, b -> b.listener(r).fencing(true));
+    Lease lease = c.redlock.acquireAsync("r", TTL).join();
+    assertThat(lease.fencingToken()).isEqualTo(1);
+    assertThat(votes(r, Operation.ACQUIRE)).containsOnly(Vote.GRANTED).hasSize(3);
+    assertThat(votes(r, Operation.FENCE)).containsOnly(Vote.GRANTED).hasSize(3);
+  }
+
+  @Test
   void anUnavailableAcquisitionReportsEveryAttemptAndTheTimeItTook() {
     Recorder r = new Recorder();
     SimCluster c =

@@ -19,12 +19,25 @@ final class SimCluster {
   final Redlock redlock;
 
   SimCluster(int n, UnaryOperator<RedlockConfig.Builder> settings) {
+    this(n, false, settings);
+  }
+
+  /**
+   * @param fresh whether every node carries the fresh marker of its process before the
+   *     instance first looks at it, as after {@code redlock init}
+   */
+  SimCluster(int n, boolean fresh, UnaryOperator<RedlockConfig.Builder> settings) {
     List<String> uris = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       uris.add("sim://node" + i);
       nodes.add(new SimulatedNode("sim://node" + i, time));
     }
     RedlockConfig config = settings.apply(RedlockConfig.builder().nodes(uris)).build();
+    if (fresh) {
+      for (SimulatedNode node : nodes) {
+        node.putPersistent(FreshMarker.key(config.keyPrefix()), FreshMarker.value(node.runId()));
+      }
+    }
     redlock =
         Redlock.over(config, List.<NodeClient>copyOf(nodes), time, new Random(42), Runnable::run);
   }

@@ -272,6 +272,7 @@ final class Acquisition {
                             ? node.fence(keys, counterKeys, token, fencingToken)
                             : CompletableFuture.failedFuture(
                                 new HeldBack(guard.whyCountersUntrusted(index))))));
+    started.thenAccept(round -> engine.events().votes(RedlockEvent.Operation.FENCE, round));
     return started
         .thenCompose(Round::decision)
         .thenApply(

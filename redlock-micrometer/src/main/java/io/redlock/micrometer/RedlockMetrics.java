@@ -275,7 +275,8 @@ public final class RedlockMetrics implements RedlockListener {
 
   private Counter voteCounter(NodeOutcome outcome, Operation operation) {
     return Counter.builder("redlock.node.votes")
-        .description("Each node's vote in each acquisition attempt and extension")
+        .description(
+            "Each node's vote in each acquisition attempt, fencing confirmation and extension")
         .tags(tags)
         .tag("node", outcome.node())
         .tag("operation", lower(operation))
