@@ -3,6 +3,7 @@ package io.redlock.lettuce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.redlock.InitReport;
 import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
@@ -109,6 +110,24 @@ class FencingIT {
     try (Lease lease = redlock.acquire(b, TTL)) {
       assertThat(lease.fencingToken()).isEqualTo(5);
     }
+  }
+
+  @Test
+  void initRefusesToDeclareANodeFreshWhileAnyNodeHoldsACounter() throws Exception {
+    servers = RedisServers.startFresh(3);
+    String resource = resource();
+    client(true).acquire(resource, TTL).release();
+    servers.restart(0); // it lost its counters, and its marker no longer names its process
+
+    InitReport report = Redlock.init(RedlockConfig.builder().nodes(servers.uris()).build(), false);
+
+    // A counter is treated like a lock key: declaring node 0 fresh now would trust its empty
+    // counters, so init writes nothing anywhere.
+    assertThat(report.complete()).isFalse();
+    assertThat(report.nodes())
+        .extracting(InitReport.NodeResult::outcome)
+        .contains(InitReport.Outcome.HOLDS_KEYS)
+        .doesNotContain(InitReport.Outcome.MARKED);
   }
 
   @Test
