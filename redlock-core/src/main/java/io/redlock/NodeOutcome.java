@@ -35,6 +35,15 @@ public record NodeOutcome(int index, String node, Vote vote, String detail)
      * why and for how long.
      */
     HELD_BACK,
+    /**
+     * Fenced leases only: the node's fencing counters are not trusted now (its state is not
+     * known complete, or it may evict keys without a ttl), so its grant or its confirmation
+     * does not count toward the majority that chooses and confirms the token; the detail says
+     * why. See {@code docs/fencing.md}.
+     *
+     * @since 0.1.0
+     */
+    UNTRUSTED,
     /** The round was decided before this node answered. */
     PENDING
   }

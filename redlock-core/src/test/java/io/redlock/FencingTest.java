@@ -33,6 +33,9 @@ class FencingTest {
         .isInstanceOf(LockUnavailableException.class)
         .hasMessageContaining("trusted fencing counters")
         .hasMessageContaining("not declared fresh");
+    assertThat(((LockUnavailableException) failure).lastOutcomes())
+        .extracting(NodeOutcome::vote)
+        .containsOnly(NodeOutcome.Vote.UNTRUSTED);
     assertThat(c.holding("r")).isZero();
     assertThat(c.node(0).valueOf(COUNTER)).isNull();
   }

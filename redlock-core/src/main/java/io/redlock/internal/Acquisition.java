@@ -200,18 +200,7 @@ final class Acquisition {
         .thenCompose(
             decision ->
                 decision.reached()
-                    ? fencingToken(round, counters, decision)
-                        .thenCompose(
-                            fencingToken ->
-                                fencingToken < 0
-                                    ? CompletableFuture.completedFuture(
-                                        new Fenced(
-                                            decision,
-                                            0,
-                                            "fewer than a majority of the nodes that granted have trusted fencing"
-                                                + " counters"
-                                                + untrusted()))
-                                    : confirm(token, fencingToken))
+                    ? fence(token, round, counters, decision)
                     : CompletableFuture.completedFuture(new Fenced(decision, 0, null)))
         .whenComplete(
             (fenced, error) -> {
@@ -228,6 +217,39 @@ final class Acquisition {
                 end();
               }
             });
+  }
+
+  /** The second step of a won lock round: choose the token, then confirm it. */
+  private CompletableFuture<Fenced> fence(
+      String token, Round round, long[] counters, Round.Result decision) {
+    return fencingToken(round, counters, decision)
+        .thenCompose(
+            fencingToken ->
+                fencingToken > 0
+                    ? confirm(token, fencingToken)
+                    : CompletableFuture.completedFuture(notTrusted(round, decision)));
+  }
+
+  /**
+   * The failure of a lock round won without a majority of trusted grants: the votes as they
+   * stand, each grant of a node whose counters are not trusted shown as {@link Vote#UNTRUSTED}.
+   */
+  private Fenced notTrusted(Round round, Round.Result decision) {
+    RestartGuard guard = engine.guard();
+    List<NodeOutcome> outcomes = round.settled().getNow(decision).outcomes();
+    Vote[] votes = new Vote[outcomes.size()];
+    String[] details = new String[outcomes.size()];
+    for (int i = 0; i < votes.length; i++) {
+      NodeOutcome outcome = outcomes.get(i);
+      boolean untrusted = outcome.vote() == Vote.GRANTED && !guard.trustsCounters(i);
+      votes[i] = untrusted ? Vote.UNTRUSTED : outcome.vote();
+      details[i] = untrusted ? guard.whyCountersUntrusted(i) : outcome.detail();
+    }
+    return new Fenced(
+        new Round.Result(false, decision.atNanos(), engine.nodes(), votes, details),
+        0,
+        "fewer than a majority of the nodes that granted have trusted fencing counters"
+            + untrusted());
   }
 
   /** What a fenced attempt came to: the deciding round, the token, or why it failed. */
@@ -271,7 +293,7 @@ final class Acquisition {
                         guard.trustsCounters(index)
                             ? node.fence(keys, counterKeys, token, fencingToken)
                             : CompletableFuture.failedFuture(
-                                new HeldBack(guard.whyCountersUntrusted(index))))));
+                                new Untrusted(guard.whyCountersUntrusted(index))))));
     started.thenAccept(round -> engine.events().votes(RedlockEvent.Operation.FENCE, round));
     return started
         .thenCompose(Round::decision)

@@ -205,7 +205,11 @@ public final class Round {
     } else {
       Throwable cause = Futures.unwrap(error);
       vote =
-          cause instanceof HeldBack ? Vote.HELD_BACK : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
+          cause instanceof HeldBack
+              ? Vote.HELD_BACK
+              : cause instanceof Untrusted
+                  ? Vote.UNTRUSTED
+                  : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
       detail = describe(cause);
     }
     if (log.isTraceEnabled()) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.redlock.InitReport;
 import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
+import io.redlock.NodeOutcome;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
@@ -41,12 +42,7 @@ class FencingIT {
   private Redlock client(boolean fencing) {
     Redlock redlock =
         Redlock.create(
-            RedlockConfig.builder()
-                .nodes(servers.uris())
-                .ttl(TTL)
-                .fencing(fencing)
-                .retryCount(0)
-                .build());
+            RedlockConfig.builder().nodes(servers.uris()).ttl(TTL).fencing(fencing).build());
     clients.add(redlock);
     return redlock;
   }
@@ -188,7 +184,13 @@ class FencingIT {
     // ...but three of them lost their counters: their "0" must not make up a majority with
     // nodes that never saw the last token. A fenced lease is refused, naming why.
     assertThatThrownBy(() -> fenced.acquire(resource, TTL_SHORT))
-        .isInstanceOf(LockUnavailableException.class)
+        .isInstanceOfSatisfying(
+            LockUnavailableException.class,
+            e ->
+                assertThat(e.lastOutcomes())
+                    .filteredOn(outcome -> outcome.vote() == NodeOutcome.Vote.UNTRUSTED)
+                    .extracting(NodeOutcome::index)
+                    .containsExactlyInAnyOrder(0, 1, 2))
         .hasMessageContaining("trusted fencing counters");
     assertThat(servers.holding(resource)).isZero();
     // Only the two nodes that kept their state still hold the last token.

@@ -165,6 +165,9 @@ final class TortureClient implements Runnable, ClientHandle {
 
   /** Why an acquisition failed, by the votes of its last attempt. */
   static String causeOf(List<NodeOutcome> outcomes) {
+    if (outcomes.stream().anyMatch(outcome -> outcome.vote() == Vote.UNTRUSTED)) {
+      return "fencing: too few nodes with trusted counters";
+    }
     int taken = 0;
     int guarded = 0;
     int other = 0;
