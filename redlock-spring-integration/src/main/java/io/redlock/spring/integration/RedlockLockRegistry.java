@@ -45,8 +45,10 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *   <li>{@code unlock()} after a loss frees the local lock first, then throws
  *       {@link ConcurrentModificationException} (its cause a {@link LeaseLostException}), as
  *       {@code RedisLockRegistry} does when its key was taken over. A reentrant
- *       {@code lock()} on a lost lease throws it too, and a reentrant {@code tryLock} returns
- *       {@code false}, so a leader that lost its lock stops leading at its next heartbeat.
+ *       {@code lock()} on a lost lease throws it too. A reentrant {@code tryLock} on a lost
+ *       lease gives up all of the thread's holds and returns {@code false} (a later
+ *       {@code unlock()} by that thread throws {@code ConcurrentModificationException}), so
+ *       a leader that lost its lock steps down at its next heartbeat and may run again.
  *   <li>The interrupt flag is never swallowed: the interruptible methods throw
  *       {@link InterruptedException}, the others (including {@code lock()} and
  *       {@link #renewLock}) set the flag again when they return.

@@ -22,6 +22,12 @@ class RegistryLock implements Lock {
   final String key;
   final RedlockLock view;
 
+  /**
+   * The thread whose holds a reentrant {@code tryLock} gave up because their lease was lost,
+   * until it acquires again or calls {@code unlock()} (which then throws).
+   */
+  private volatile Thread abandonedBy;
+
   /** {@link System#nanoTime()} when this lock was last obtained or acquired. */
   volatile long lastUsed;
 
@@ -54,6 +60,9 @@ class RegistryLock implements Lock {
 
   @Override
   public boolean tryLock() {
+    if (gaveUpLostHolds()) {
+      return false;
+    }
     if (!view.tryLock()) {
       return false;
     }
@@ -61,16 +70,12 @@ class RegistryLock implements Lock {
     return true;
   }
 
-  /**
-   * As {@link RedlockLock#tryLock(long, TimeUnit)}, except that a reentrant call on a lost
-   * lease returns {@code false} only when {@code time} has passed, as a try that found the lock
-   * taken would: a caller that retries at once (Spring's leader election after losing the
-   * lead) waits between its tries instead of spinning.
-   */
   @Override
   public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-    if (view.isHeldByCurrentThread() && !view.lease().isValid()) {
-      unit.sleep(time);
+    if (gaveUpLostHolds()) {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
       return false;
     }
     if (!view.tryLock(time, unit)) {
@@ -82,11 +87,43 @@ class RegistryLock implements Lock {
 
   @Override
   public void unlock() {
+    if (!view.isHeldByCurrentThread() && abandonedBy == Thread.currentThread()) {
+      abandonedBy = null;
+      throw new ConcurrentModificationException(
+          "lock '"
+              + key
+              + "' of registry '"
+              + registry.registryKey()
+              + "' was lost while held, and a tryLock on the lost lease already gave up its"
+              + " holds; another process may have held it meanwhile");
+    }
     try {
       view.unlock();
     } catch (LeaseLostException e) {
       throw lost("unlock", e);
     }
+  }
+
+  /**
+   * A reentrant {@code tryLock} on a lost lease: gives up all of the current thread's holds
+   * (freeing the local lock, releasing the lost lease) and returns true, so that the try
+   * answers {@code false} and the next one starts afresh. Spring's leader election needs this:
+   * it steps down when its {@code tryLock} fails and never unlocks a lock it holds no more.
+   */
+  private boolean gaveUpLostHolds() {
+    if (!view.isHeldByCurrentThread() || view.lease().isValid()) {
+      return false;
+    }
+    abandonedBy = Thread.currentThread();
+    for (int holds = view.getHoldCount(); holds > 0; holds--) {
+      try {
+        view.unlock();
+      } catch (LeaseLostException reported) {
+        // The last hold: the loss was reported to the registry when it happened, and the
+        // caller hears of it from this tryLock's false and from a later unlock().
+      }
+    }
+    return true;
   }
 
   @Override
@@ -122,6 +159,9 @@ class RegistryLock implements Lock {
   /** After an acquisition: the first hold watches its lease, so that a loss is heard. */
   void held() {
     lastUsed = System.nanoTime();
+    if (abandonedBy == Thread.currentThread()) {
+      abandonedBy = null;
+    }
     if (view.getHoldCount() == 1) {
       view.lease().onLost(e -> registry.reportLoss(key, e));
     }

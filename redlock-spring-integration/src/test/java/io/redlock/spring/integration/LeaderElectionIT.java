@@ -58,6 +58,7 @@ class LeaderElectionIT {
     final AtomicLong lossNanos = new AtomicLong();
     final AtomicLong grantedNanos = new AtomicLong();
     final AtomicLong revokedNanos = new AtomicLong();
+    final AtomicInteger grants = new AtomicInteger();
     final AtomicInteger failedTries = new AtomicInteger();
     volatile Node rival;
     volatile Boolean rivalLeaseValidWhenGranted;
@@ -113,8 +114,13 @@ class LeaderElectionIT {
     @Override
     public void onGranted(Context context) {
       Node other = rival;
-      rivalLeaseValidWhenGranted = other.leases.stream().anyMatch(Lease::isValid);
+      if (other.leases.stream().anyMatch(Lease::isValid)) {
+        rivalLeaseValidWhenGranted = true;
+      } else if (rivalLeaseValidWhenGranted == null) {
+        rivalLeaseValidWhenGranted = false;
+      }
       grantedNanos.compareAndSet(0, System.nanoTime());
+      grants.incrementAndGet();
     }
 
     @Override
@@ -164,6 +170,16 @@ class LeaderElectionIT {
           .isLessThan(Timing.scaled(Duration.ofMillis(HEARTBEAT_MILLIS + 800)));
       assertThat(b.leases.stream().anyMatch(Lease::isValid)).as("b holds a valid lease").isTrue();
       assertThat(a.leases.stream().anyMatch(Lease::isValid)).isFalse();
+
+      // The old leader stepped down and runs again: cut the new one off, and the lead returns.
+      net.heal("a");
+      net.partition("b", 2, 3, 4);
+      Timing.await("a leads again", () -> a.leader() && a.grants.get() == 2);
+      Timing.await("b no longer leads", () -> !b.leader());
+      assertThat(a.rivalLeaseValidWhenGranted)
+          .as("b's lease was invalid when a was granted again")
+          .isFalse();
+      assertThat(b.losses).containsExactly("leader");
     }
   }
 }

@@ -236,8 +236,8 @@ class RedlockLockRegistryIT {
       Timing.await("the loss reported while the lock is still held", () -> !lost.isEmpty());
       assertThat(lost).hasSize(1);
       assertThat(lost.get(0)).startsWith("k ");
-      assertThat(lock.tryLock()).as("reentrant tryLock on a lost lease").isFalse();
       assertThatThrownBy(lock::lock)
+          .as("reentrant lock() on a lost lease")
           .isInstanceOf(ConcurrentModificationException.class)
           .hasCauseInstanceOf(LeaseLostException.class);
       assertThatThrownBy(lock::unlock)
@@ -247,10 +247,32 @@ class RedlockLockRegistryIT {
       assertThatThrownBy(lock::unlock)
           .as("the local lock was freed")
           .isInstanceOf(IllegalMonitorStateException.class);
+
       net.heal("holder");
       assertThat(lock.tryLock(10, TimeUnit.SECONDS)).isTrue();
+      lock.lock(); // two holds
+      net.partition("holder", 0, 1, 2);
+      Timing.await("the second loss reported", () -> lost.size() == 2);
+      assertThat(lock.tryLock(1, TimeUnit.SECONDS))
+          .as("reentrant tryLock on a lost lease: false, and both holds given up")
+          .isFalse();
+      ExecutorService thread = Executors.newSingleThreadExecutor();
+      try {
+        assertThat(thread.submit(() -> ((RegistryLock) registry.obtain("k")).isLocked()).get())
+            .as("the local lock is free for other threads")
+            .isFalse();
+      } finally {
+        thread.shutdown();
+      }
+      assertThatThrownBy(lock::unlock)
+          .as("the holder's unlock still hears of the loss")
+          .isInstanceOf(ConcurrentModificationException.class)
+          .hasMessageContaining("already gave up its holds");
+      assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+      net.heal("holder");
+      assertThat(lock.tryLock(10, TimeUnit.SECONDS)).as("the next try starts afresh").isTrue();
       lock.unlock();
-      assertThat(lost).hasSize(1);
+      assertThat(lost).hasSize(2);
     }
   }
 }
