@@ -24,7 +24,8 @@ class SinceTest {
           "redlock-lettuce",
           "redlock-testkit",
           "redlock-micrometer",
-          "redlock-shedlock");
+          "redlock-shedlock",
+          "redlock-spring-integration");
   private static final Pattern PUBLIC_TYPE =
       Pattern.compile(
           "(?m)^public (?:final |abstract |sealed )*(?:class|interface|enum|record|@interface) ");
