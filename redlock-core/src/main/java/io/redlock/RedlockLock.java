@@ -46,7 +46,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * throws {@link LeaseLostException}, without counting a hold; and the last
  * {@code unlock()} frees the local lock and then throws {@link LeaseLostException}, so the
  * loss is never silent. Check {@link #lease()}{@code .ensureValid()} before side effects that
- * must not overlap another holder's.
+ * must not overlap another holder's. The outer holds stay counted: a caller that takes the
+ * {@code false} of a reentrant {@code tryLock} as "no longer held" must still
+ * {@code unlock()} them, or its thread keeps the local lock. Spring Integration's leader
+ * election does not; use {@code RedlockLockRegistry} of {@code redlock-spring-integration},
+ * whose locks give those holds up.
  *
  * <p>{@link Lease} stays free of thread ownership: use it directly from async code or when
  * the lock must be released by another thread than the one that took it.
