@@ -20,9 +20,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.SpringVersion;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
@@ -58,6 +60,14 @@ class RedlockAutoConfigurationIT {
 
   private static String nodes() {
     return "redlock.nodes=" + String.join(",", servers.uris());
+  }
+
+  @Test
+  void runsOnTheSpringBootLineThisExecutionNames() {
+    String expected = System.getProperty("redlock.test.spring-boot");
+    assertThat(expected).as("redlock.test.spring-boot").isNotNull();
+    assertThat(SpringBootVersion.getVersion()).isEqualTo(expected);
+    assertThat(SpringVersion.getVersion()).startsWith(expected.startsWith("3.") ? "6." : "7.");
   }
 
   @Test
