@@ -31,5 +31,6 @@ public class ReportJob {
 
   private void writeReport() {
     reports.incrementAndGet(); // test-only
+    // query, render and store the report
   }
 }
