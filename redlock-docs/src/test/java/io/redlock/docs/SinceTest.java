@@ -25,7 +25,8 @@ class SinceTest {
           "redlock-testkit",
           "redlock-micrometer",
           "redlock-shedlock",
-          "redlock-spring-integration");
+          "redlock-spring-integration",
+          "redlock-spring-boot-autoconfigure");
   private static final Pattern PUBLIC_TYPE =
       Pattern.compile(
           "(?m)^public (?:final |abstract |sealed )*(?:class|interface|enum|record|@interface) ");

@@ -2,8 +2,10 @@ package io.redlock.lettuce;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -126,11 +128,10 @@ public final class LettuceTransport implements NodeTransport {
     }
     URI parsed = URI.create(uri);
     if (parsed.getUserInfo() == null && node.password() != null) {
-      if (node.username() != null) {
-        redisUri.setAuthentication(node.username(), node.password());
-      } else {
-        redisUri.setAuthentication(node.password());
-      }
+      // The one way to set credentials that Lettuce 6.x (pinned by Spring Boot 3.5 and 4.0)
+      // and 7.x both have: 7 removed setUsername/setPassword, 6 lacks setAuthentication.
+      redisUri.setCredentialsProvider(
+          new StaticCredentialsProvider(RedisCredentials.just(node.username(), node.password())));
     }
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands get CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());

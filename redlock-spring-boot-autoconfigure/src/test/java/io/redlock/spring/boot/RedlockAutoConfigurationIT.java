@@ -1,0 +1,293 @@
+package io.redlock.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.redlock.Lease;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.micrometer.RedlockMetrics;
+import io.redlock.shedlock.RedlockLockProvider;
+import io.redlock.spring.integration.RedlockLockRegistry;
+import io.redlock.testkit.RedisServers;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import net.javacrumbs.shedlock.core.LockProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.SpringBootVersion;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.SpringVersion;
+import org.springframework.integration.support.locks.LockRegistry;
+
+/**
+ * The auto-configuration in {@link ApplicationContextRunner}s against three real nodes: which
+ * beans exist for which properties and class path, that each backs off for the application's
+ * own, and that the beans lock on the nodes. Runs on Spring Boot 3.5 and, in a second failsafe
+ * execution, on 4.0.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RedlockAutoConfigurationIT {
+  private static RedisServers servers;
+
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  RedlockMetricsAutoConfiguration.class,
+                  RedlockAutoConfiguration.class,
+                  RedlockShedLockAutoConfiguration.class,
+                  RedlockLockRegistryAutoConfiguration.class));
+
+  @BeforeAll
+  static void start() {
+    servers = RedisServers.startFresh(3); // declared fresh: the restart guard counts them
+  }
+
+  @AfterAll
+  static void stop() {
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  private static String nodes() {
+    return "redlock.nodes=" + String.join(",", servers.uris());
+  }
+
+  @Test
+  void runsOnTheSpringBootLineThisExecutionNames() {
+    String expected = System.getProperty("redlock.test.spring-boot");
+    assertThat(expected).as("redlock.test.spring-boot").isNotNull();
+    assertThat(SpringBootVersion.getVersion()).isEqualTo(expected);
+    assertThat(SpringVersion.getVersion()).startsWith(expected.startsWith("3.") ? "6." : "7.");
+  }
+
+  @Test
+  void withoutNodesThereIsNoRedlockNorAnythingOverIt() {
+    runner.run(
+        context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context).hasSingleBean(RedlockProperties.class);
+          assertThat(context).doesNotHaveBean(Redlock.class);
+          assertThat(context).doesNotHaveBean(LockProvider.class);
+          assertThat(context).doesNotHaveBean(LockRegistry.class);
+          assertThat(context).doesNotHaveBean(RedlockNodeStatus.class);
+        });
+  }
+
+  @Test
+  void everySettingIsBound() {
+    runner
+        .withPropertyValues(
+            nodes(),
+            "redlock.ttl=20s",
+            "redlock.max-ttl=2m",
+            "redlock.node-timeout=80ms",
+            "redlock.connect-timeout=3s",
+            "redlock.drift-factor=0.02",
+            "redlock.retry-count=4",
+            "redlock.retry-delay=150ms",
+            "redlock.retry-jitter=50ms",
+            "redlock.max-wait=5s",
+            "redlock.key-prefix=app:",
+            "redlock.auto-extend-threshold=0.6",
+            "redlock.fencing=false",
+            "redlock.lock-registry.key=jobs")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              RedlockConfig config = context.getBean(Redlock.class).config();
+              assertThat(config.nodes()).isEqualTo(servers.uris());
+              assertThat(config.ttl()).isEqualTo(Duration.ofSeconds(20));
+              assertThat(config.maxTtl()).isEqualTo(Duration.ofMinutes(2));
+              assertThat(config.nodeTimeout()).isEqualTo(Duration.ofMillis(80));
+              assertThat(config.connectTimeout()).isEqualTo(Duration.ofSeconds(3));
+              assertThat(config.driftFactor()).isEqualTo(0.02);
+              assertThat(config.retryCount()).isEqualTo(4);
+              assertThat(config.retryDelay()).isEqualTo(Duration.ofMillis(150));
+              assertThat(config.retryJitter()).isEqualTo(Duration.ofMillis(50));
+              assertThat(config.maxWait()).isEqualTo(Duration.ofSeconds(5));
+              assertThat(config.keyPrefix()).isEqualTo("app:");
+              assertThat(config.autoExtendThreshold()).isEqualTo(0.6);
+              assertThat(config.restartGuard()).isTrue();
+              assertThat(config.listeners()).contains(context.getBean(RedlockNodeStatus.class));
+
+              // A key prefix and max-ttl of their own: the nodes are not declared fresh for them,
+              // so the restart guard holds them back; locking is tested with the defaults.
+              assertThat(context).hasSingleBean(RedlockLockProvider.class);
+            });
+  }
+
+  @Test
+  void theDefaultsAreRedlockConfigsAndTheBeansLockOnTheNodes() {
+    runner
+        .withPropertyValues(nodes(), "redlock.lock-registry.key=jobs")
+        .run(
+            context -> {
+              Redlock redlock = context.getBean(Redlock.class);
+              Optional<Lease> lease = redlock.tryAcquire("boot-bound");
+              assertThat(lease).isPresent();
+              lease.get().close();
+
+              RedlockLockRegistry registry = context.getBean(RedlockLockRegistry.class);
+              assertThat(registry.registryKey()).isEqualTo("jobs");
+              Lock lock = registry.obtain("a");
+              assertThat(lock.tryLock()).isTrue();
+              lock.unlock();
+
+              assertThat(context).hasSingleBean(RedlockLockProvider.class);
+              RedlockConfig config = context.getBean(Redlock.class).config();
+              RedlockConfig expected = RedlockConfig.builder().nodes(servers.uris()).build();
+              assertThat(config.ttl()).isEqualTo(expected.ttl());
+              assertThat(config.maxTtl()).isEqualTo(expected.maxTtl());
+              assertThat(config.retryCount()).isEqualTo(expected.retryCount());
+              assertThat(config.maxWait()).isEqualTo(expected.maxWait());
+              assertThat(config.restartGuard()).isTrue();
+              assertThat(config.fencing()).isEqualTo(expected.fencing());
+            });
+  }
+
+  @Test
+  void nodesGivenAsAnIndexedListAlsoMakeTheBean() {
+    runner
+        .withPropertyValues(
+            "redlock.nodes[0]=" + servers.uri(0),
+            "redlock.nodes[1]=" + servers.uri(1),
+            "redlock.nodes[2]=" + servers.uri(2))
+        .run(
+            context ->
+                assertThat(context.getBean(Redlock.class).config().nodes())
+                    .isEqualTo(servers.uris()));
+  }
+
+  @Test
+  void aRefusedSettingFailsTheContextNamingTheProperty() {
+    runner
+        .withPropertyValues(nodes(), "redlock.ttl=10ms", "redlock.node-timeout=50ms")
+        .run(
+            context -> {
+              assertThat(context).hasFailed();
+              assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("ttl");
+              assertThat(stackMessages(context.getStartupFailure())).contains("redlock.");
+            });
+  }
+
+  @Test
+  void theRedlockBeanBacksOffForTheApplicationsOwn() {
+    try (Redlock own = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).build())) {
+      runner
+          .withPropertyValues(nodes())
+          .withBean("own", Redlock.class, () -> own, d -> d.setDestroyMethodName(""))
+          .run(
+              context -> {
+                assertThat(context).hasSingleBean(Redlock.class);
+                assertThat(context.getBean(Redlock.class)).isSameAs(own);
+                // The integrations still come, over the application's Redlock.
+                assertThat(context).hasSingleBean(RedlockLockProvider.class);
+                assertThat(context).hasSingleBean(RedlockLockRegistry.class);
+              });
+    }
+  }
+
+  @Test
+  void theProviderAndRegistryBackOffForTheApplicationsOwn() {
+    LockProvider provider = configuration -> Optional.empty();
+    LockRegistry registry = key -> new java.util.concurrent.locks.ReentrantLock();
+    runner
+        .withPropertyValues(nodes())
+        .withBean(LockProvider.class, () -> provider)
+        .withBean(LockRegistry.class, () -> registry)
+        .run(
+            context -> {
+              assertThat(context.getBean(LockProvider.class)).isSameAs(provider);
+              assertThat(context.getBean(LockRegistry.class)).isSameAs(registry);
+              assertThat(context).doesNotHaveBean(RedlockLockProvider.class);
+              assertThat(context).doesNotHaveBean(RedlockLockRegistry.class);
+            });
+  }
+
+  @Test
+  void withoutShedLockOrSpringIntegrationThereIsNeitherBean() {
+    runner
+        .withPropertyValues(nodes())
+        .withClassLoader(
+            new FilteredClassLoader("net.javacrumbs.shedlock", "org.springframework.integration"))
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).hasSingleBean(Redlock.class);
+              assertThat(context).doesNotHaveBean(RedlockLockProvider.class);
+              assertThat(context).doesNotHaveBean(RedlockLockRegistry.class);
+            });
+  }
+
+  @Test
+  void withAMeterRegistryTheRedlockBeanIsMetered() {
+    runner
+        .withPropertyValues(nodes())
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            context -> {
+              RedlockMetrics metrics = context.getBean(RedlockMetrics.class);
+              assertThat(context.getBean(Redlock.class).config().listeners()).contains(metrics);
+              context.getBean(Redlock.class).tryAcquire("boot-metered").orElseThrow().close();
+              assertThat(
+                      context.getBean(MeterRegistry.class).find("redlock.nodes.held.back").gauge())
+                  .isNotNull();
+              assertThat(context.getBean(MeterRegistry.class).getMeters().size()).isGreaterThan(1);
+            });
+  }
+
+  @Test
+  void withoutAMeterRegistryOrAppOwnMetricsThereAreNoneOfOurs() {
+    runner
+        .withPropertyValues(nodes())
+        .run(context -> assertThat(context).doesNotHaveBean(RedlockMetrics.class));
+    RedlockMetrics own = RedlockMetrics.builder(new SimpleMeterRegistry()).build();
+    runner
+        .withPropertyValues(nodes())
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(RedlockMetrics.class, () -> own)
+        .run(context -> assertThat(context.getBean(RedlockMetrics.class)).isSameAs(own));
+  }
+
+  @Test
+  void thePasswordCannotBeReadBackFromTheProperties() {
+    runner
+        .withPropertyValues("redlock.password=s3cret-pw")
+        .run(
+            context -> {
+              RedlockProperties properties = context.getBean(RedlockProperties.class);
+              assertThat(properties.isPasswordSet()).isTrue();
+              assertThat(properties.toBuilder().nodes(servers.uris()).build().password())
+                  .isEqualTo("s3cret-pw");
+              for (var method : RedlockProperties.class.getMethods()) {
+                if (method.getParameterCount() == 0
+                    && method.getReturnType() == String.class
+                    && method.getDeclaringClass() == RedlockProperties.class
+                    && method.invoke(properties) != null) {
+                  assertThat((String) method.invoke(properties))
+                      .as(method.getName())
+                      .doesNotContain("s3cret-pw");
+                }
+              }
+              assertThat(properties.toString()).doesNotContain("s3cret-pw");
+            });
+  }
+
+  private static String stackMessages(Throwable t) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      b.append(c.getMessage()).append('\n');
+    }
+    return b.toString();
+  }
+}
