@@ -68,6 +68,17 @@ class RedlockIT {
         () -> servers.holding(key, value) == servers.size());
   }
 
+  /** How many nodes hold {@code key} with more than {@code millis} left to live. */
+  private static int nodesExpiringAfter(String key, long millis) {
+    int count = 0;
+    for (int i = 0; i < servers.size(); i++) {
+      if ((Long) servers.command(i, "PTTL", key) > millis) {
+        count++;
+      }
+    }
+    return count;
+  }
+
   /** Waits until no node holds {@code key}: the last releases land late. */
   private static void awaitNoneHold(String key) throws InterruptedException {
     Timing.await("no node to hold " + key, Duration.ofSeconds(5), () -> servers.holding(key) == 0);
@@ -161,6 +172,12 @@ class RedlockIT {
     String resource = resource();
     try (Lease lease = redlock.acquire(resource, Duration.ofMillis(500))) {
       assertThat(lease.extend(Duration.ofSeconds(5))).isTrue();
+      // confirmed by a majority; the last nodes' extensions may still be on their way
+      assertThat(nodesExpiringAfter(resource, 1_000L)).isGreaterThanOrEqualTo(3);
+      Timing.await(
+          "every node to extend " + resource,
+          Duration.ofSeconds(5),
+          () -> nodesExpiringAfter(resource, 1_000L) == servers.size());
       Thread.sleep(700); // past the first ttl
       assertThat(lease.isValid()).isTrue();
       assertThat(servers.holding(resource, lease.token())).isEqualTo(5);
@@ -215,6 +232,12 @@ class RedlockIT {
       servers.command(i, "SET", resource, "another-client", "NX", "PX", "30000");
     }
     assertThat(redlock.tryAcquire(resource, Duration.ofSeconds(5))).isEmpty();
+    // a failed attempt returns once its undo is sent: nodes 3 and 4 may not have run it yet
+    // (the patient client's undos, below, are run by the time its close() returns)
+    Timing.await(
+        "nodes 3 and 4 to drop the undone grants",
+        Duration.ofSeconds(5),
+        () -> servers.holding(resource) == 3);
     try (Redlock patient = Redlock.create(config().retryCount(2).build())) {
       assertThatThrownBy(() -> patient.acquire(resource, Duration.ofSeconds(5)))
           .isInstanceOfSatisfying(
