@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.RedisClient;
 import io.netty.channel.Channel;
+import io.netty.channel.epoll.Epoll;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,9 @@ class TransportVersionsIT {
     assertThat(jarOf(RedisClient.class)).endsWith("lettuce-core-" + lettuce + ".jar");
     assertThat(jarOf(Channel.class)).endsWith("netty-transport-" + netty + ".jar");
     assertThat(jarOf(FlushConsolidationHandler.class)).endsWith("netty-handler-" + netty + ".jar");
+    // the epoll transport this module ships, at the same Netty version (its JNI library must
+    // match the Java classes)
+    assertThat(jarOf(Epoll.class)).endsWith("netty-transport-classes-epoll-" + netty + ".jar");
   }
 
   private static String jarOf(Class<?> type) {
