@@ -130,8 +130,8 @@ public interface Lease extends AutoCloseable {
 
   /**
    * Deletes every key that still holds this lease's token, on all nodes at once, and waits
-   * until a majority answered (then no other client can be kept out by this lease), for at
-   * most about one node timeout; the other nodes' answers are awaited in the background.
+   * until a majority answered without an error (then no other client can be kept out by this
+   * lease), for at most about one node timeout; the other nodes' answers are awaited in the background.
    * Never deletes another holder's key. A node that does not answer is logged, not thrown:
    * its key expires with its ttl. Idempotent; if interrupted, returns early with the
    * interrupt flag set while the release goes on.

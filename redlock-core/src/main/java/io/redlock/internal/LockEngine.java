@@ -265,8 +265,9 @@ public final class LockEngine {
 
   /**
    * Like {@link #releaseEverywhere(List, List, String)}, also completing {@code majority} as
-   * soon as a majority of the nodes answered (whatever they answered: a key already gone is
-   * free too), or when the round settles.
+   * soon as a majority of the nodes answered without an error (deleted the key, or held none
+   * with this token: free either way), or when the round settles. An error answer does not
+   * count: it does not show that the node holds no key of this lease.
    */
   CompletableFuture<Void> releaseEverywhere(
       List<String> resources, List<String> keys, String token, CompletableFuture<Void> majority) {
