@@ -36,6 +36,7 @@ import org.junit.jupiter.api.Timeout;
 class RedlockMetricsIT {
   private static final Duration TTL = Duration.ofSeconds(3);
   private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final Duration NODE_TIMEOUT = Duration.ofSeconds(1);
 
   private static RedisServers servers;
   private static SimpleMeterRegistry registry;
@@ -69,6 +70,9 @@ class RedlockMetricsIT {
                 .nodes(servers.uris())
                 .ttl(TTL)
                 .maxTtl(TTL)
+                // Not under test: well above the default 50 ms, which a loaded machine can miss,
+                // so that an extension (or an acquisition) is confirmed in time.
+                .nodeTimeout(NODE_TIMEOUT)
                 .retryCount(2)
                 .listener(metrics)
                 .build());
