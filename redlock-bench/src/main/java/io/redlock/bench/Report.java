@@ -475,8 +475,8 @@ final class Report {
     md.append("## What the figures mean\n\n");
     md.append(
         """
-        - **Implementations.** `redlock`: this project (Lettuce transport, restart guard off
-          because the servers are fresh, ttl 10 s). `redisson-redlock`: Redisson's
+        - **Implementations.** `redlock`: this project (Lettuce transport, restart guard on
+          as in production, the servers declared fresh with `Redlock.init`, ttl 10 s). `redisson-redlock`: Redisson's
           `RedissonRedLock` over one `RedissonClient` per node (single-server configuration,
           Redisson defaults otherwise), locked with `tryLock(wait, leaseTime)` so that no
           watchdog runs. `redisson-rlock`: Redisson's plain `RLock` on node 1 only.
