@@ -173,12 +173,21 @@ class RedlockMetricsIT {
         "no lease held",
         WAIT,
         () -> registry.get("redlock.lease.held").longTaskTimer().activeTasks() == 0);
+    // a node's vote is counted when it answers, which may be after acquire returned
     for (String node : redlock.nodes()) {
-      assertThat(
+      Timing.await(
+          node + " to have granted a vote",
+          WAIT,
+          () ->
               count(
-                  "redlock.node.votes", "node", node, "operation", "acquire", "outcome", "granted"))
-          .as(node)
-          .isPositive();
+                      "redlock.node.votes",
+                      "node",
+                      node,
+                      "operation",
+                      "acquire",
+                      "outcome",
+                      "granted")
+                  > 0);
     }
     Timing.await(
         "the acquisition's observation",
