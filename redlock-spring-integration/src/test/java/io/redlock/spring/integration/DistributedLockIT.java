@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.redlock.Redlock;
-import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.util.UUID;
@@ -27,17 +26,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DistributedLockIT {
 
-  /**
-   * The defaults, with a node timeout that a loaded machine keeps: {@code tryLock()} makes one
-   * attempt, and what these tests check is the registry's behaviour, not the node timeout.
-   */
-  private static RedlockConfig config() {
-    return RedlockConfig.builder()
-        .nodes(servers.uris())
-        .nodeTimeout(Duration.ofMillis(500))
-        .build();
-  }
-
   private static RedisServers servers;
   private static Redlock redlock;
   private static Redlock other;
@@ -53,8 +41,8 @@ class DistributedLockIT {
     }
     assumeTrue(present, "DistributedLock exists from Spring Integration 7.0 on");
     servers = RedisServers.startFresh(3); // declared fresh: the restart guard counts them
-    redlock = Redlock.create(config());
-    other = Redlock.create(config());
+    redlock = Redlock.create(TestConfigs.patient(servers));
+    other = Redlock.create(TestConfigs.patient(servers));
   }
 
   @AfterAll

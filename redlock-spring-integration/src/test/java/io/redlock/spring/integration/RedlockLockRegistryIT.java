@@ -33,17 +33,6 @@ import org.springframework.integration.support.locks.LockRegistry;
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RedlockLockRegistryIT {
 
-  /**
-   * The defaults, with a node timeout that a loaded machine keeps: {@code tryLock()} makes one
-   * attempt, and what these tests check is the registry's behaviour, not the node timeout.
-   */
-  private static RedlockConfig config() {
-    return RedlockConfig.builder()
-        .nodes(servers.uris())
-        .nodeTimeout(Duration.ofMillis(500))
-        .build();
-  }
-
   private static RedisServers servers;
   private static Redlock redlock;
   private static Redlock other;
@@ -51,8 +40,8 @@ class RedlockLockRegistryIT {
   @BeforeAll
   static void start() {
     servers = RedisServers.startFresh(5); // declared fresh: the restart guard counts them
-    redlock = Redlock.create(config());
-    other = Redlock.create(config());
+    redlock = Redlock.create(TestConfigs.patient(servers));
+    other = Redlock.create(TestConfigs.patient(servers));
   }
 
   @AfterAll
