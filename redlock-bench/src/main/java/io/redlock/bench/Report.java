@@ -9,6 +9,7 @@ import static io.redlock.bench.LoadHarness.REDISSON_REDLOCK;
 import static io.redlock.bench.LoadHarness.REDISSON_RLOCK;
 import static io.redlock.bench.Results.OURS;
 
+import io.lettuce.core.resource.EpollProvider;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -260,7 +261,7 @@ final class Report {
         .append(" |\n");
     md.append("| Lettuce transport | ")
         .append(
-            io.lettuce.core.resource.EpollProvider.isAvailable()
+            EpollProvider.isAvailable()
                 ? "Netty epoll (native), for this library, lettuce-raw and lettuce-fanout;"
                     + " Redisson on its default NIO"
                 : "Netty NIO (epoll not available)")
@@ -476,10 +477,10 @@ final class Report {
     md.append(
         """
         - **Implementations.** `redlock`: this project (Lettuce transport, restart guard on
-          as in production, the servers declared fresh with `Redlock.init`, ttl 10 s). `redisson-redlock`: Redisson's
-          `RedissonRedLock` over one `RedissonClient` per node (single-server configuration,
-          Redisson defaults otherwise), locked with `tryLock(wait, leaseTime)` so that no
-          watchdog runs. `redisson-rlock`: Redisson's plain `RLock` on node 1 only.
+          as in production, the servers declared fresh with `Redlock.init`, ttl 10 s).
+          `redisson-redlock`: Redisson's `RedissonRedLock` over one `RedissonClient` per node
+          (single-server configuration, Redisson defaults otherwise), locked with
+          `tryLock(wait, leaseTime)` so that no watchdog runs. `redisson-rlock`: Redisson's plain `RLock` on node 1 only.
           `lettuce-raw`: `SET key token NX PX ttl` then `EVALSHA` of a compare-and-delete
           script on node 1, synchronous Lettuce API on one connection: the floor for one node,
           with no quorum and no validity bookkeeping. `lettuce-fanout`: the same two commands
