@@ -28,9 +28,13 @@ public class RedlockAutoConfiguration {
   /** Used by Spring. */
   public RedlockAutoConfiguration() {}
 
-  /** Tracks the nodes held back from the quorum, for the health indicator. */
+  /**
+   * Tracks the nodes held back from the quorum, for the health indicator: only when the
+   * {@code Redlock} below is made (declared first, so an application's own {@code Redlock},
+   * whose events it would never hear, is all this condition can see).
+   */
   @Bean
-  @ConditionalOnMissingBean
+  @ConditionalOnMissingBean({RedlockNodeStatus.class, Redlock.class})
   @Conditional(OnRedlockNodesCondition.class)
   public RedlockNodeStatus redlockNodeStatus() {
     return new RedlockNodeStatus();

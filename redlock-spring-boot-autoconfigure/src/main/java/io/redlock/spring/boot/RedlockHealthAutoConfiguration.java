@@ -11,9 +11,11 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of the {@code redlock} health indicator of the auto-configured {@link
- * Redlock}: UP while the nodes that count toward the quorum (those the restart guard does not
- * hold back) still reach it, DOWN otherwise; the details give the number of nodes, the quorum,
- * how many count, and the nodes held back with the reason.
+ * Redlock}: UP while the nodes the restart guard does not hold back still reach the quorum,
+ * DOWN otherwise; the details give the number of nodes, the quorum, how many are not held
+ * back, and the nodes held back with the reason. Hold-backs are learnt from the guard's {@link
+ * io.redlock.RedlockEvent.NodeHeldBack} events, which come for a node that restarted; a node
+ * that is unreachable or refuses the guard's probe is not reported here.
  *
  * <p>One artifact serves both Spring Boot lines: the indicator for Boot 3.5's actuator health
  * API and the one for Boot 4.0's {@code spring-boot-health} are in separate configurations,

@@ -8,12 +8,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
- * Auto-configuration of {@link RedlockMetrics}, the Micrometer meters of the {@link Redlock}
- * bean, when {@code redlock-micrometer} is on the class path, there is a {@link MeterRegistry}
- * bean, and the application defines no {@code RedlockMetrics} of its own. The auto-configured
- * {@code Redlock} takes it as a listener.
+ * Auto-configuration of {@link RedlockMetrics}, the Micrometer meters of the auto-configured
+ * {@link Redlock}, when {@code redlock-micrometer} is on the class path, there is a {@link
+ * MeterRegistry} bean, {@code redlock.nodes} is set, and the application defines neither a
+ * {@code RedlockMetrics} nor a {@code Redlock} of its own (meters nothing listens to would
+ * stay at zero). The auto-configured {@code Redlock} takes it as a listener.
  *
  * @since 0.1.0
  */
@@ -32,7 +34,8 @@ public class RedlockMetricsAutoConfiguration {
 
   /** The meters, registered in {@code registry}. */
   @Bean
-  @ConditionalOnMissingBean
+  @ConditionalOnMissingBean({RedlockMetrics.class, Redlock.class})
+  @Conditional(OnRedlockNodesCondition.class)
   public RedlockMetrics redlockMetrics(MeterRegistry registry) {
     return RedlockMetrics.builder(registry).build();
   }

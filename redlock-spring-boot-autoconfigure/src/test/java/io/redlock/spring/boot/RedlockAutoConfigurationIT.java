@@ -193,8 +193,28 @@ class RedlockAutoConfigurationIT {
                 // The integrations still come, over the application's Redlock.
                 assertThat(context).hasSingleBean(RedlockLockProvider.class);
                 assertThat(context).hasSingleBean(RedlockLockRegistry.class);
+                // What only listens to the auto-configured one does not: it would hear nothing.
+                assertThat(context).doesNotHaveBean(RedlockNodeStatus.class);
+                assertThat(context).doesNotHaveBean(RedlockMetrics.class);
               });
+      runner
+          .withPropertyValues(nodes())
+          .withBean("own", Redlock.class, () -> own, d -> d.setDestroyMethodName(""))
+          .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+          .run(context -> assertThat(context).doesNotHaveBean(RedlockMetrics.class));
     }
+  }
+
+  @Test
+  void withoutNodesThereAreNoMeters() {
+    runner
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .run(
+            context -> {
+              assertThat(context).doesNotHaveBean(Redlock.class);
+              assertThat(context).doesNotHaveBean(RedlockMetrics.class);
+              assertThat(context.getBean(MeterRegistry.class).getMeters()).isEmpty();
+            });
   }
 
   @Test

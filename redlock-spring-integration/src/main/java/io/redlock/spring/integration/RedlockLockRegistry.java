@@ -42,7 +42,7 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *   <li>A lease lost while held (its extension failed, or the process paused past its
  *       validity) is reported when it happens: logged at WARN and given to the
  *       {@linkplain #setLossListener loss listener}, not only found at {@code unlock()}.
- *   <li>{@code unlock()} after a loss frees the local lock first, then throws
+ *   <li>The last {@code unlock()} (of a reentrant hold) after a loss frees the local lock first, then throws
  *       {@link ConcurrentModificationException} (its cause a {@link LeaseLostException}), as
  *       {@code RedisLockRegistry} does when its key was taken over. A reentrant
  *       {@code lock()} on a lost lease throws it too. A reentrant {@code tryLock} on a lost
@@ -184,7 +184,7 @@ public final class RedlockLockRegistry
                 ? DistributedRegistryLock.create(this, key, view)
                 : new RegistryLock(this, key, view);
         locks.put(key, lock);
-        evictOverCapacity();
+        evictOverCapacity(lock);
       }
       lock.lastUsed = System.nanoTime();
       return lock;
@@ -222,8 +222,8 @@ public final class RedlockLockRegistry
 
   /**
    * Extends the lease of the current thread's lock on {@code lockKey} to {@code ttl} from now;
-   * the automatic extension then keeps that ttl. Waits for the nodes (about one node timeout
-   * at most) without giving in to an interrupt, whose flag it sets again.
+   * the automatic extension then keeps that ttl. Waits for the nodes (about two node timeouts
+   * at most: an extension already in flight goes first) without giving in to an interrupt, whose flag it sets again.
    *
    * @param ttl one the {@code Redlock} accepts
    * @throws IllegalStateException if the current thread does not hold that lock, or if too
@@ -298,11 +298,12 @@ public final class RedlockLockRegistry
     }
   }
 
-  /** Caller holds {@link #locks}. */
-  private void evictOverCapacity() {
+  /** Caller holds {@link #locks}. Never evicts {@code keep}, the lock just obtained. */
+  private void evictOverCapacity(RegistryLock keep) {
     int excess = locks.size() - cacheCapacity;
     for (Iterator<RegistryLock> it = locks.values().iterator(); excess > 0 && it.hasNext(); ) {
-      if (!it.next().isLocked()) {
+      RegistryLock next = it.next();
+      if (next != keep && !next.isLocked()) {
         it.remove();
         excess--;
       }

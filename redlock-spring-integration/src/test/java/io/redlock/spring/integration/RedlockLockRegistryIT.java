@@ -209,6 +209,13 @@ class RedlockLockRegistryIT {
       assertThat(registry.cached()).isEqualTo(2);
       assertThat(registry.obtain("held")).as("held: kept").isSameAs(held);
       assertThat(registry.obtain("idle")).as("idle: evicted").isNotSameAs(idle);
+      // with the cache full of held locks, the lock just obtained is the one kept
+      registry.setCacheCapacity(1);
+      Lock newest = registry.obtain("newest");
+      assertThat(registry.obtain("newest"))
+          .as("newest: kept while held ones fill the cache")
+          .isSameAs(newest);
+      registry.setCacheCapacity(2);
       registry.expireUnusedOlderThan(0);
       assertThat(registry.obtain("held")).isSameAs(held);
       assertThat(registry.cached()).isLessThanOrEqualTo(2);
