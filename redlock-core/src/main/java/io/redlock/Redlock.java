@@ -7,8 +7,8 @@ import io.redlock.spi.NodeTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -144,7 +144,7 @@ public final class Redlock implements AutoCloseable {
    * @see #acquire(Collection, Duration)
    */
   public Lease acquire(String resource) throws InterruptedException {
-    return acquire(Collections.singletonList(resource), engine.config().ttl());
+    return acquire(one(resource), engine.config().ttl());
   }
 
   /**
@@ -153,7 +153,7 @@ public final class Redlock implements AutoCloseable {
    * @see #acquire(Collection, Duration)
    */
   public Lease acquire(String resource, Duration ttl) throws InterruptedException {
-    return acquire(Collections.singletonList(resource), ttl);
+    return acquire(one(resource), ttl);
   }
 
   /**
@@ -178,12 +178,12 @@ public final class Redlock implements AutoCloseable {
 
   /** One attempt at {@code resource} for the configured ttl; see {@link #tryAcquire(Collection, Duration)}. */
   public Optional<Lease> tryAcquire(String resource) throws InterruptedException {
-    return tryAcquire(Collections.singletonList(resource), engine.config().ttl());
+    return tryAcquire(one(resource), engine.config().ttl());
   }
 
   /** One attempt at {@code resource} for {@code ttl}; see {@link #tryAcquire(Collection, Duration)}. */
   public Optional<Lease> tryAcquire(String resource, Duration ttl) throws InterruptedException {
-    return tryAcquire(Collections.singletonList(resource), ttl);
+    return tryAcquire(one(resource), ttl);
   }
 
   /**
@@ -208,7 +208,7 @@ public final class Redlock implements AutoCloseable {
 
   /** Acquires {@code resource} without blocking; see {@link #acquireAsync(Collection, Duration)}. */
   public CompletableFuture<Lease> acquireAsync(String resource, Duration ttl) {
-    return acquireAsync(Collections.singletonList(resource), ttl);
+    return acquireAsync(one(resource), ttl);
   }
 
   /**
@@ -374,6 +374,11 @@ public final class Redlock implements AutoCloseable {
 
   private void closeOwned() {
     owned.close();
+  }
+
+  /** {@code resource} as a list; a null one is named, as the engine's check would. */
+  private static List<String> one(String resource) {
+    return List.of(Objects.requireNonNull(resource, "resource name"));
   }
 
   private static Lease await(CompletableFuture<Lease> future) throws InterruptedException {

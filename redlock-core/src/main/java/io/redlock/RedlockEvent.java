@@ -44,7 +44,7 @@ public sealed interface RedlockEvent {
     EXTEND,
     /**
      * The confirmation round of a fenced acquisition: raising the fencing counters to the
-     * token. A node whose counters are not trusted votes {@code HELD_BACK}.
+     * token. A node whose counters are not trusted votes {@code UNTRUSTED}.
      *
      * @since 0.1.0
      */

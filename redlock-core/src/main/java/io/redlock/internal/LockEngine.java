@@ -542,10 +542,10 @@ public final class LockEngine {
     int prefixBytes = prefixBytes();
     if (resources.size() == 1) {
       // The common case, without the bookkeeping for duplicates; the name is checked before
-      // it is copied, so that a null one is named.
-      String name = resources.iterator().next();
-      checkName(name, prefixBytes);
-      return List.of(name);
+      // it is copied, so that a null one is named. copyOf keeps a list that is already
+      // immutable (Redlock passes List.of), so the common path allocates no second list.
+      checkName(resources.iterator().next(), prefixBytes);
+      return List.copyOf(resources);
     }
     List<String> names = new ArrayList<>(resources.size());
     Set<String> seen = new HashSet<>();
