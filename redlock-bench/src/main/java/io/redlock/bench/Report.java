@@ -480,7 +480,8 @@ final class Report {
           as in production, the servers declared fresh with `Redlock.init`, ttl 10 s).
           `redisson-redlock`: Redisson's `RedissonRedLock` over one `RedissonClient` per node
           (single-server configuration, Redisson defaults otherwise), locked with
-          `tryLock(wait, leaseTime)` so that no watchdog runs. `redisson-rlock`: Redisson's plain `RLock` on node 1 only.
+          `tryLock(wait, leaseTime)` so that no watchdog runs. `redisson-rlock`: Redisson's
+          plain `RLock` on node 1 only.
           `lettuce-raw`: `SET key token NX PX ttl` then `EVALSHA` of a compare-and-delete
           script on node 1, synchronous Lettuce API on one connection: the floor for one node,
           with no quorum and no validity bookkeeping. `lettuce-fanout`: the same two commands

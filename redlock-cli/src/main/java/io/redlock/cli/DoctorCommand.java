@@ -10,6 +10,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
+import io.redlock.spi.NodeInfo;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -189,7 +190,8 @@ final class DoctorCommand implements Callable<Integer> {
                     + " with maxmemory-policy "
                     + f.maxmemoryPolicy()
                     + " can evict lock keys"
-                    + (f.maxmemoryPolicy().toLowerCase(Locale.ROOT).startsWith("allkeys")
+                    + (new NodeInfo.Memory(f.maxmemory(), f.maxmemoryPolicy())
+                            .mayEvictKeysWithoutTtl()
                         ? " and fencing counters (fenced leases will not trust this node)"
                         : "")
                     + "; use noeviction or maxmemory 0"));
