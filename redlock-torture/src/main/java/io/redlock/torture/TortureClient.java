@@ -165,7 +165,10 @@ final class TortureClient implements Runnable, ClientHandle {
 
   /** Why an acquisition failed, by the votes of its last attempt. */
   static String causeOf(List<NodeOutcome> outcomes) {
-    if (outcomes.stream().anyMatch(outcome -> outcome.vote() == Vote.UNTRUSTED)) {
+    // Untrusted counters are the cause only if those nodes would have made the majority.
+    long granted = outcomes.stream().filter(o -> o.vote() == Vote.GRANTED).count();
+    long untrusted = outcomes.stream().filter(o -> o.vote() == Vote.UNTRUSTED).count();
+    if (untrusted > 0 && granted + untrusted >= outcomes.size() / 2 + 1) {
       return "fencing: too few nodes with trusted counters";
     }
     int taken = 0;
