@@ -185,7 +185,7 @@ public final class RedlockLock implements Lock {
     }
     Waiting waiting = new Waiting(false);
     try {
-      return hold(await(engine.time(), engine.acquire(resources, ttl, false), waiting));
+      return hold(watched(await(engine.time(), engine.acquire(resources, ttl, false), waiting)));
     } catch (InterruptedException e) {
       throw new AssertionError("not interruptible", e);
     } catch (RuntimeException | Error e) {
@@ -325,6 +325,23 @@ public final class RedlockLock implements Lock {
     return true;
   }
 
+  /**
+   * {@code got} handed to the watchdog, which extends it while it is held; {@code null} (and
+   * {@code got} released) if its validity ran out before the watchdog could take it, or if
+   * {@code got} is {@code null}.
+   */
+  private static Lease watched(Lease got) {
+    if (got == null) {
+      return null;
+    }
+    try {
+      return got.autoExtend();
+    } catch (LeaseLostException tooShort) {
+      got.release();
+      return null;
+    }
+  }
+
   /** After a nested {@code tryLock()}: keeps the hold if the lease is valid. */
   private boolean validOrUndo() {
     if (lease.isValid()) {
@@ -377,12 +394,11 @@ public final class RedlockLock implements Lock {
         }
       }
       if (got != null) {
-        try {
-          return got.autoExtend();
-        } catch (LeaseLostException tooShort) {
-          got.release(); // its validity ran out before the watchdog could take it
-          continue;
+        Lease watched = watched(got);
+        if (watched != null) {
+          return watched;
         }
+        continue;
       }
       if (attempt.isCancelled()) {
         return null; // the deadline passed

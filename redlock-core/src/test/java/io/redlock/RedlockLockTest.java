@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The {@link java.util.concurrent.locks.Lock} view over simulated nodes and a fake clock. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -164,11 +166,18 @@ class RedlockLockTest {
     lock.unlock();
   }
 
-  @Test
-  void theLeaseIsExtendedWhileHeld() {
+  @ParameterizedTest
+  @ValueSource(strings = {"lock", "lockInterruptibly", "tryLock", "tryLock(time)"})
+  void theLeaseIsExtendedWhileHeldHoweverItWasTaken(String how) throws InterruptedException {
     SimCluster c = cluster();
     RedlockLock lock = c.redlock.asLock("r");
-    lock.lock();
+    switch (how) {
+      case "lock" -> lock.lock();
+      case "lockInterruptibly" -> lock.lockInterruptibly();
+      case "tryLock" -> assertThat(lock.tryLock()).isTrue();
+      case "tryLock(time)" -> assertThat(lock.tryLock(1, TimeUnit.SECONDS)).isTrue();
+      default -> throw new IllegalArgumentException(how);
+    }
     c.time.advanceInSteps(Duration.ofSeconds(35), Duration.ofMillis(500));
     assertThat(lock.lease().isValid()).isTrue();
     assertThat(extendRequests(c)).isGreaterThan(0);
