@@ -16,6 +16,8 @@ import org.HdrHistogram.Histogram;
  * @param clientCpuMicros CPU time of the client process per measured cycle, µs ({@code NaN}
  *     when not measured)
  * @param serverCpuMicros CPU time of the Redis servers per measured cycle, µs
+ * @param compilerCpuMicros CPU time of the client JVM's JIT compiler threads per measured cycle,
+ *     µs, a part of {@code clientCpuMicros} ({@code NaN} when not measured)
  */
 record Figure(
     double p50Micros,
@@ -27,7 +29,16 @@ record Figure(
     long violations,
     long lostUpdates,
     double clientCpuMicros,
-    double serverCpuMicros) {
+    double serverCpuMicros,
+    double compilerCpuMicros) {
+
+  /**
+   * The client's CPU per cycle without its JIT compiler: what a cycle costs once compiled
+   * ({@code NaN} when either part is not measured).
+   */
+  double compiledClientCpuMicros() {
+    return clientCpuMicros - compilerCpuMicros;
+  }
 
   /**
    * @param cpuFrom {@link CpuMeter#sample()} at the start of the window
@@ -52,6 +63,7 @@ record Figure(
         violations,
         lostUpdates,
         count == 0 ? Double.NaN : (cpuTo[0] - cpuFrom[0]) / count / 1000.0,
-        count == 0 ? Double.NaN : (cpuTo[1] - cpuFrom[1]) / count / 1000.0);
+        count == 0 ? Double.NaN : (cpuTo[1] - cpuFrom[1]) / count / 1000.0,
+        count == 0 ? Double.NaN : (cpuTo[2] - cpuFrom[2]) / count / 1000.0);
   }
 }

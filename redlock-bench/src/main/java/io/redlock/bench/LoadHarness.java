@@ -419,7 +419,7 @@ public final class LoadHarness {
     System.out.printf(
         Locale.ROOT,
         "%-12s %-17s N=%d T=%-3d ops/s=%10.0f p50=%8.1fµs p99=%8.1fµs p99.9=%8.1fµs"
-            + " cpu/cycle=%.0f+%.0fµs failures=%d violations=%d lost=%d%n",
+            + " cpu/cycle=%.0f+%.0fµs (JIT %.0fµs) failures=%d violations=%d lost=%d%n",
         scenario,
         impl,
         nodes,
@@ -430,6 +430,7 @@ public final class LoadHarness {
         f.p999Micros(),
         f.clientCpuMicros(),
         f.serverCpuMicros(),
+        f.compilerCpuMicros(),
         f.failures(),
         f.violations(),
         f.lostUpdates());

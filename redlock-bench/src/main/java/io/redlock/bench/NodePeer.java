@@ -93,6 +93,7 @@ final class NodePeer {
           0,
           0,
           Double.NaN,
+          Double.NaN,
           Double.NaN); // its CPU is another process's: not measured
     } catch (IllegalArgumentException e) {
       System.err.println("node-redlock: unexpected output: " + json);
