@@ -87,7 +87,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Dropped events.</b> A {@code Redlock} drops a listener's events when too many wait for
  * it, and those that come after it was closed (see {@link RedlockListener}), so the event that
  * ends a held lease or an observation may never come. Nothing is kept for ever because of
- * that: at most once a second (by the meter registry's clock), on any event, a lease that is
+ * that: at most once a second (by the meter registry's clock), on any event but
+ * {@code acquireStarted} (which runs on the caller's thread), a lease that is
  * no longer {@linkplain Lease#isValid() valid} leaves {@code redlock.lease.held}, and an
  * observation open for longer than {@link Builder#abandonAfter(Duration)} is stopped with
  * {@code outcome} {@code unknown}.
@@ -168,7 +169,7 @@ public final class RedlockMetrics implements RedlockListener {
     if (observations.isNoop()) {
       return;
     }
-    sweepIfDue();
+    // No sweep here: this runs on the caller's thread, the others on the listener's.
     Observation observation =
         Observation.createNotStarted("redlock.acquisition", observations)
             .contextualName("redlock acquire")
@@ -255,7 +256,8 @@ public final class RedlockMetrics implements RedlockListener {
   }
 
   /**
-   * Once per {@link #SWEEP_INTERVAL_NANOS} at most (one caller wins the turn): ends what an
+   * Once per {@link #SWEEP_INTERVAL_NANOS} at most (one caller wins the turn), on the
+   * listener's thread, never a caller's ({@link #acquireStarted} does not sweep): ends what an
    * event that was dropped should have ended. A lease that is not valid is not held, whatever
    * became of its event; an acquisition lasts its retry budget, so an observation open for
    * longer than {@code abandonAfter} lost its end.
@@ -402,7 +404,7 @@ public final class RedlockMetrics implements RedlockListener {
 
     /**
      * How long an acquisition's observation may stay open before it is taken as one whose end
-     * was dropped (see "Dropped events" above) and stopped with {@code outcome}
+     * was dropped ("Dropped events" in the class comment) and stopped with {@code outcome}
      * {@code unknown}; 10 minutes by default. Set it above the longest acquisition of the
      * {@code Redlock}: its {@link RedlockConfig#maxWait()} plus a node timeout.
      *
