@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * the Javadoc right above it. The internal package is not API and is left out.
  */
 class SinceTest {
-  private static final List<String> PUBLISHED =
+  /** The modules of redlock-bom with code; PublishingTest checks that none is missing. */
+  static final List<String> PUBLISHED =
       List.of(
           "redlock-core",
           "redlock-lettuce",
@@ -27,6 +28,7 @@ class SinceTest {
           "redlock-shedlock",
           "redlock-spring-integration",
           "redlock-spring-boot-autoconfigure");
+
   private static final Pattern PUBLIC_TYPE =
       Pattern.compile(
           "(?m)^public (?:final |abstract |sealed )*(?:class|interface|enum|record|@interface) ");

@@ -1,5 +1,6 @@
 package io.redlock.micrometer;
 
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -19,12 +20,15 @@ import io.redlock.RedlockEvent.AcquireOutcome;
 import io.redlock.RedlockEvent.ExtendOutcome;
 import io.redlock.RedlockEvent.Operation;
 import io.redlock.RedlockListener;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Micrometer meters and observations for a {@link io.redlock.Redlock}: a
@@ -47,14 +51,17 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code redlock.acquire.attempts}: distribution summary, attempts per acquisition,
  *       tagged {@code outcome};
  *   <li>{@code redlock.node.votes}: counter, one per node and round, tagged {@code node} (its
- *       address, without credentials), {@code operation} ({@code acquire}, {@code extend})
- *       and {@code outcome} ({@code granted}, {@code taken}, {@code timeout}, {@code error},
- *       {@code held_back}: a node the restart guard does not count now, not asked), counted
- *       once the round settled;
+ *       address, without credentials), {@code operation} ({@code acquire}; {@code fence}, the
+ *       confirmation round of a fenced acquisition; {@code extend}) and {@code outcome}
+ *       ({@code granted}, {@code taken}, {@code timeout}, {@code error}, {@code held_back}: a
+ *       node the restart guard does not count now, not asked; {@code untrusted}: a node whose
+ *       fencing counters are not trusted, in a {@code fence} round), counted once the round
+ *       settled;
  *   <li>{@code redlock.lease.extend}: timer, tagged {@code outcome} ({@code extended},
  *       {@code unconfirmed}, {@code lost});
- *   <li>{@code redlock.lease.lost}: counter, tagged {@code cause} (a {@link LossCause}, such as
- *       {@code expired} or {@code not_held});
+ *   <li>{@code redlock.lease.lost}: counter, tagged {@code cause} (a {@link LossCause}:
+ *       {@code expired}, {@code not_held}, {@code confirmed_too_late}, {@code unconfirmed},
+ *       {@code closed});
  *   <li>{@code redlock.lease.held}: long-task timer, the leases held now and for how long;
  *   <li>{@code redlock.release}: timer, from the start of a release to the last node's answer;
  *   <li>{@code redlock.nodes.held.back}: gauge, the nodes the restart guard holds back now.
@@ -66,13 +73,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>With an {@link ObservationRegistry}, each acquisition is also an {@link Observation}
  * named {@code redlock.acquisition} (contextual name {@code redlock acquire}), started on the
  * thread that asks for the lock, so that it is a child of the observation current there, and
- * stopped when the acquisition ends, with the low-cardinality key value {@code outcome}. A
- * tracing bridge turns it into a span. (It is not named {@code redlock.acquire}, so that a
- * meter handler on the observation registry does not register a second timer of that name
- * with other tags.)
+ * stopped when the acquisition ends, with the low-cardinality key value {@code outcome} (as
+ * above, or {@code unknown}: see below) and the high-cardinality key values {@code attempts}
+ * and {@code ttl.ms} (and {@code resource} with {@link Builder#resourceTags(boolean)}). Only
+ * {@code outcome} is low-cardinality, so a meter handler on the observation registry makes one
+ * timer per outcome, not one per attempt count or ttl. A tracing bridge turns it into a span.
+ * (It is not named {@code redlock.acquire}, so that a meter handler does not register a second
+ * timer of that name with other tags.)
  *
  * <p>Every listener method is quick and never blocks: it updates meters, as Micrometer meters
  * are made to be updated on any thread.
+ *
+ * <p><b>Dropped events.</b> A {@code Redlock} drops a listener's events when too many wait for
+ * it, and those that come after it was closed (see {@link RedlockListener}), so the event that
+ * ends a held lease or an observation may never come. Nothing is kept for ever because of
+ * that: at most once a second (by the meter registry's clock), on any event but
+ * {@code acquireStarted} (which runs on the caller's thread), a lease that is
+ * no longer {@linkplain Lease#isValid() valid} leaves {@code redlock.lease.held}, and an
+ * observation open for longer than {@link Builder#abandonAfter(Duration)} is stopped with
+ * {@code outcome} {@code unknown}.
  *
  * <p>Thread-safe. One instance serves one {@code Redlock}: the held-back gauge counts the
  * nodes of one configuration.
@@ -80,6 +99,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * @since 0.1.0
  */
 public final class RedlockMetrics implements RedlockListener {
+  /** How often, at most, entries whose ending event never came are looked for. */
+  private static final long SWEEP_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** The default of {@link Builder#abandonAfter(Duration)}. */
+  static final Duration DEFAULT_ABANDON_AFTER = Duration.ofMinutes(10);
+
   private final MeterRegistry registry;
   private final ObservationRegistry observations;
   private final boolean resourceTags;
@@ -94,7 +119,13 @@ public final class RedlockMetrics implements RedlockListener {
   private final LongTaskTimer heldTimer;
   private final Map<String, Counter> voteCounters = new ConcurrentHashMap<>();
   private final Map<Lease, LongTaskTimer.Sample> held = new ConcurrentHashMap<>();
-  private final Map<Long, Observation> acquiring = new ConcurrentHashMap<>();
+  private final Map<Long, Open> acquiring = new ConcurrentHashMap<>();
+  private final Clock clock;
+  private final long abandonAfterNanos;
+  private final AtomicLong nextSweep;
+
+  /** An observation of an acquisition that has not ended, and when it started. */
+  private record Open(Observation observation, long startNanos) {}
 
   /** The indices of the nodes held back now; the gauge reads its size. */
   private final Set<Integer> heldBack = ConcurrentHashMap.newKeySet();
@@ -104,6 +135,12 @@ public final class RedlockMetrics implements RedlockListener {
     this.observations = b.observations;
     this.resourceTags = b.resourceTags;
     this.tags = b.tags;
+    this.clock = registry.config().clock();
+    this.abandonAfterNanos =
+        b.abandonAfter.compareTo(Duration.ofDays(365)) > 0
+            ? Duration.ofDays(365).toNanos()
+            : b.abandonAfter.toNanos();
+    this.nextSweep = new AtomicLong(clock.monotonicTime() + SWEEP_INTERVAL_NANOS);
     for (AcquireOutcome outcome : AcquireOutcome.values()) {
       acquireTimers.put(outcome, acquireTimer(outcome, Tags.empty()));
       attemptSummaries.put(outcome, attemptSummary(outcome, Tags.empty()));
@@ -132,18 +169,20 @@ public final class RedlockMetrics implements RedlockListener {
     if (observations.isNoop()) {
       return;
     }
+    // No sweep here: this runs on the caller's thread, the others on the listener's.
     Observation observation =
         Observation.createNotStarted("redlock.acquisition", observations)
             .contextualName("redlock acquire")
-            .lowCardinalityKeyValue("ttl.ms", Long.toString(event.ttl().toMillis()));
+            .highCardinalityKeyValue("ttl.ms", Long.toString(event.ttl().toMillis()));
     if (resourceTags) {
       observation.highCardinalityKeyValue("resource", String.join(",", event.resources()));
     }
-    acquiring.put(event.acquisition(), observation.start());
+    acquiring.put(event.acquisition(), new Open(observation.start(), clock.monotonicTime()));
   }
 
   @Override
   public void acquireFinished(RedlockEvent.AcquireFinished event) {
+    sweepIfDue();
     Tags resource = resourceTags(event.resources());
     if (resourceTags) {
       acquireTimer(event.outcome(), resource).record(event.elapsed());
@@ -156,16 +195,17 @@ public final class RedlockMetrics implements RedlockListener {
       LongTaskTimer timer = resourceTags ? heldTimer(resource) : heldTimer;
       held.put(event.lease(), timer.start());
     }
-    Observation observation = acquiring.remove(event.acquisition());
-    if (observation != null) {
-      observation.lowCardinalityKeyValue("outcome", lower(event.outcome()));
-      observation.lowCardinalityKeyValue("attempts", Integer.toString(event.attempts()));
-      observation.stop();
+    Open open = acquiring.remove(event.acquisition());
+    if (open != null) {
+      open.observation().lowCardinalityKeyValue("outcome", lower(event.outcome()));
+      open.observation().highCardinalityKeyValue("attempts", Integer.toString(event.attempts()));
+      open.observation().stop();
     }
   }
 
   @Override
   public void nodeVoted(RedlockEvent.NodeVote event) {
+    sweepIfDue();
     NodeOutcome outcome = event.outcome();
     String key = outcome.index() + "/" + event.operation() + "/" + outcome.vote();
     voteCounters.computeIfAbsent(key, k -> voteCounter(outcome, event.operation())).increment();
@@ -173,6 +213,7 @@ public final class RedlockMetrics implements RedlockListener {
 
   @Override
   public void extended(RedlockEvent.Extension event) {
+    sweepIfDue();
     if (resourceTags) {
       extendTimer(event.outcome(), resourceTags(event.lease().resources())).record(event.elapsed());
     } else {
@@ -182,6 +223,7 @@ public final class RedlockMetrics implements RedlockListener {
 
   @Override
   public void leaseLost(RedlockEvent.LeaseLost event) {
+    sweepIfDue();
     if (resourceTags) {
       lostCounter(event.cause(), resourceTags(event.lease().resources())).increment();
     } else {
@@ -192,6 +234,7 @@ public final class RedlockMetrics implements RedlockListener {
 
   @Override
   public void released(RedlockEvent.Release event) {
+    sweepIfDue();
     if (resourceTags) {
       releaseTimer(resourceTags(event.lease().resources())).record(event.elapsed());
     } else {
@@ -202,12 +245,41 @@ public final class RedlockMetrics implements RedlockListener {
 
   @Override
   public void nodeHeldBack(RedlockEvent.NodeHeldBack event) {
+    sweepIfDue();
     heldBack.add(event.index());
   }
 
   @Override
   public void nodeCounted(RedlockEvent.NodeCounted event) {
+    sweepIfDue();
     heldBack.remove(event.index());
+  }
+
+  /**
+   * Once per {@link #SWEEP_INTERVAL_NANOS} at most (one caller wins the turn), on the
+   * listener's thread, never a caller's ({@link #acquireStarted} does not sweep): ends what an
+   * event that was dropped should have ended. A lease that is not valid is not held, whatever
+   * became of its event; an acquisition lasts its retry budget, so an observation open for
+   * longer than {@code abandonAfter} lost its end.
+   */
+  private void sweepIfDue() {
+    long now = clock.monotonicTime();
+    long due = nextSweep.get();
+    if (now - due < 0 || !nextSweep.compareAndSet(due, now + SWEEP_INTERVAL_NANOS)) {
+      return;
+    }
+    for (Lease lease : held.keySet()) {
+      if (!lease.isValid()) {
+        stopHeld(lease);
+      }
+    }
+    for (Map.Entry<Long, Open> entry : acquiring.entrySet()) {
+      Open open = entry.getValue();
+      if (now - open.startNanos() > abandonAfterNanos && acquiring.remove(entry.getKey(), open)) {
+        open.observation().lowCardinalityKeyValue("outcome", "unknown");
+        open.observation().stop();
+      }
+    }
   }
 
   private void stopHeld(Lease lease) {
@@ -296,6 +368,7 @@ public final class RedlockMetrics implements RedlockListener {
     private ObservationRegistry observations = ObservationRegistry.NOOP;
     private boolean resourceTags;
     private Tags tags = Tags.empty();
+    private Duration abandonAfter = DEFAULT_ABANDON_AFTER;
 
     private Builder(MeterRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -326,6 +399,27 @@ public final class RedlockMetrics implements RedlockListener {
      */
     public Builder tags(Iterable<Tag> tags) {
       this.tags = Tags.of(Objects.requireNonNull(tags, "tags"));
+      return this;
+    }
+
+    /**
+     * How long an acquisition's observation may stay open before it is taken as one whose end
+     * was dropped ("Dropped events" in the class comment) and stopped with {@code outcome}
+     * {@code unknown}; 10 minutes by default. Set it above the longest acquisition of the
+     * {@code Redlock}: its {@link RedlockConfig#maxWait()} plus a node timeout.
+     *
+     * @throws IllegalArgumentException if {@code abandonAfter} is zero or negative
+     */
+    public Builder abandonAfter(Duration abandonAfter) {
+      Objects.requireNonNull(abandonAfter, "abandonAfter");
+      if (abandonAfter.isZero() || abandonAfter.isNegative()) {
+        throw new IllegalArgumentException(
+            "abandonAfter is "
+                + abandonAfter
+                + ": it must be positive, above the longest acquisition (maxWait plus a node"
+                + " timeout)");
+      }
+      this.abandonAfter = abandonAfter;
       return this;
     }
 

@@ -1,10 +1,14 @@
 package io.redlock.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.LongTaskTimer;
+import io.micrometer.core.instrument.MockClock;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -30,6 +34,7 @@ class RedlockMetricsTest {
 
   private static final class StubLease implements Lease {
     private final List<String> resources;
+    private volatile boolean valid = true;
 
     StubLease(String... resources) {
       this.resources = List.of(resources);
@@ -62,7 +67,7 @@ class RedlockMetricsTest {
 
     @Override
     public boolean isValid() {
-      return true;
+      return valid;
     }
 
     @Override
@@ -265,8 +270,125 @@ class RedlockMetricsTest {
     assertThat(acquisition.getName()).isEqualTo("redlock.acquisition");
     assertThat(acquisition.getContextualName()).isEqualTo("redlock acquire");
     assertThat(acquisition.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("acquired");
-    assertThat(acquisition.getLowCardinalityKeyValue("attempts").getValue()).isEqualTo("2");
+    assertThat(acquisition.getHighCardinalityKeyValue("attempts").getValue()).isEqualTo("2");
+    assertThat(acquisition.getHighCardinalityKeyValue("ttl.ms").getValue()).isEqualTo("30000");
     assertThat(acquisition.getParentObservation()).isSameAs(request);
     assertThat(acquisition.getHighCardinalityKeyValue("resource")).isNull();
+  }
+
+  private static ObservationRegistry observedBy(List<Observation.Context> stopped) {
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations
+        .observationConfig()
+        .observationHandler(
+            new ObservationHandler<>() {
+              @Override
+              public boolean supportsContext(Observation.Context context) {
+                return true;
+              }
+
+              @Override
+              public void onStop(Observation.Context context) {
+                stopped.add(context);
+              }
+            });
+    return observations;
+  }
+
+  @Test
+  void aMeterHandlerMakesOneTimerPerOutcomeNotOnePerAttemptCountOrTtl() {
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations
+        .observationConfig()
+        .observationHandler(new DefaultMeterObservationHandler(registry));
+    RedlockMetrics metrics =
+        RedlockMetrics.builder(registry).observationRegistry(observations).build();
+    for (int i = 1; i <= 3; i++) {
+      metrics.acquireStarted(
+          new RedlockEvent.AcquireStarted(i, List.of("orders:42"), Duration.ofSeconds(10L * i)));
+      metrics.acquireFinished(finished(i, AcquireOutcome.ACQUIRED, i, 5, null));
+    }
+    metrics.acquireStarted(
+        new RedlockEvent.AcquireStarted(4, List.of("orders:42"), Duration.ofSeconds(10)));
+    metrics.acquireFinished(finished(4, AcquireOutcome.UNAVAILABLE, 11, 2_000, null));
+
+    List<Timer> timers = new ArrayList<>(registry.find("redlock.acquisition").timers());
+    assertThat(timers)
+        .extracting(t -> t.getId().getTag("outcome"))
+        .containsExactlyInAnyOrder("acquired", "unavailable");
+    for (Timer timer : timers) {
+      assertThat(timer.getId().getTags())
+          .extracting(Tag::getKey)
+          .doesNotContain("attempts", "ttl.ms");
+    }
+    assertThat(registry.get("redlock.acquisition").tag("outcome", "acquired").timer().count())
+        .isEqualTo(3);
+  }
+
+  @Test
+  void aHeldLeaseWhoseEndWasDroppedLeavesTheHeldTimerOnceInvalid() {
+    MockClock clock = new MockClock();
+    SimpleMeterRegistry timed = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+    RedlockMetrics metrics = RedlockMetrics.builder(timed).build();
+    StubLease releasedUnseen = new StubLease("a");
+    StubLease stillHeld = new StubLease("b");
+    metrics.acquireFinished(finished(1, AcquireOutcome.ACQUIRED, 1, 3, releasedUnseen));
+    metrics.acquireFinished(finished(2, AcquireOutcome.ACQUIRED, 1, 3, stillHeld));
+    LongTaskTimer held = timed.get("redlock.lease.held").longTaskTimer();
+    assertThat(held.activeTasks()).isEqualTo(2);
+
+    releasedUnseen.valid = false; // released, and its Release event was dropped
+    NodeOutcome vote = new NodeOutcome(0, "127.0.0.1:7000", Vote.GRANTED, "");
+    metrics.nodeVoted(new RedlockEvent.NodeVote(Operation.ACQUIRE, vote));
+    assertThat(held.activeTasks()).as("no sweep within a second of the last").isEqualTo(2);
+
+    clock.add(Duration.ofSeconds(1));
+    metrics.nodeVoted(new RedlockEvent.NodeVote(Operation.ACQUIRE, vote));
+    assertThat(held.activeTasks()).as("the invalid lease left, the valid one stays").isEqualTo(1);
+
+    metrics.released(new RedlockEvent.Release(stillHeld, Duration.ofMillis(1)));
+    assertThat(held.activeTasks()).isZero();
+  }
+
+  @Test
+  void anObservationWhoseEndWasDroppedIsStoppedAsUnknownAfterAbandonAfter() {
+    MockClock clock = new MockClock();
+    SimpleMeterRegistry timed = new SimpleMeterRegistry(SimpleConfig.DEFAULT, clock);
+    List<Observation.Context> stopped = new ArrayList<>();
+    RedlockMetrics metrics =
+        RedlockMetrics.builder(timed)
+            .observationRegistry(observedBy(stopped))
+            .abandonAfter(Duration.ofMinutes(1))
+            .build();
+    metrics.acquireStarted(
+        new RedlockEvent.AcquireStarted(1, List.of("a"), Duration.ofSeconds(30)));
+    clock.add(Duration.ofSeconds(50));
+    metrics.acquireStarted(
+        new RedlockEvent.AcquireStarted(2, List.of("b"), Duration.ofSeconds(30)));
+    NodeOutcome vote = new NodeOutcome(0, "127.0.0.1:7000", Vote.GRANTED, "");
+
+    clock.add(Duration.ofSeconds(11)); // 61 s after the first started, 11 s after the second
+    metrics.nodeVoted(new RedlockEvent.NodeVote(Operation.ACQUIRE, vote));
+    assertThat(stopped).hasSize(1);
+    assertThat(stopped.get(0).getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("unknown");
+
+    metrics.acquireFinished(finished(2, AcquireOutcome.ACQUIRED, 1, 5, null));
+    assertThat(stopped).hasSize(2);
+    assertThat(stopped.get(1).getLowCardinalityKeyValue("outcome").getValue())
+        .isEqualTo("acquired");
+    metrics.acquireFinished(finished(1, AcquireOutcome.ACQUIRED, 1, 5, null));
+    assertThat(stopped).as("a late end of an abandoned one is ignored").hasSize(2);
+  }
+
+  @Test
+  void abandonAfterMustBePositive() {
+    RedlockMetrics.Builder builder = RedlockMetrics.builder(registry);
+    assertThatThrownBy(() -> builder.abandonAfter(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("abandonAfter")
+        .hasMessageContaining("positive");
+    assertThatThrownBy(() -> builder.abandonAfter(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("abandonAfter");
   }
 }
