@@ -400,16 +400,16 @@ class AcquireTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("resources");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("ttl");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofMillis(50)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("nodeTimeout");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofDays(400)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("maxTtl (60 s)");
     assertThatThrownBy(() -> c.redlock.acquireAsync("r", Duration.ofSeconds(61)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("ttl 61 s")
         .hasMessageContaining("maxTtl (60 s)");
     assertThatThrownBy(() -> c.redlock.acquireAsync((String) null, TTL))
