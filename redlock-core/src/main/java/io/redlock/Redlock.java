@@ -50,6 +50,15 @@ import org.slf4j.LoggerFactory;
  * @since 0.1.0
  */
 public final class Redlock implements AutoCloseable {
+  /**
+   * The name of the SLF4J logger that reports acquisitions: DEBUG per attempt, and WARN when
+   * an acquisition ran out of attempts because node errors or timeouts (not contention) denied
+   * it the majority. Its name is part of the API and stays; the classes behind it may change.
+   * An application where contention and node faults are routine (a demo, a load test) may
+   * raise its level to {@code ERROR}.
+   */
+  public static final String ACQUISITION_LOGGER = "io.redlock.acquisition";
+
   private static final Logger log = LoggerFactory.getLogger(Redlock.class);
 
   private final LockEngine engine;
