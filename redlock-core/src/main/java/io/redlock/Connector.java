@@ -162,7 +162,7 @@ final class Connector {
               ? "no answer within the connect timeout"
               : String.valueOf(cause.getMessage()));
     }
-    if (up < clients.size() / 2 + 1) {
+    if (up < config.quorum()) {
       log.warn(
           "only {} of {} nodes connected: acquisitions fail until a majority is reachable",
           up,

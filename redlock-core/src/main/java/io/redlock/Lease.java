@@ -94,7 +94,7 @@ public interface Lease extends AutoCloseable {
    *     its token, or if the confirmation came only after the validity ran out; the lease is
    *     then lost and never valid again
    * @throws IllegalStateException if the lease was released
-   * @throws IllegalArgumentException if {@code ttl} is not accepted (see
+   * @throws RedlockConfigException if {@code ttl} is not accepted under the configuration (see
    *     {@link Redlock#acquire(String, Duration)})
    * @throws InterruptedException if interrupted while waiting; the extension may still apply
    */

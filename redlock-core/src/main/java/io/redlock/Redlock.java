@@ -50,6 +50,15 @@ import org.slf4j.LoggerFactory;
  * @since 0.1.0
  */
 public final class Redlock implements AutoCloseable {
+  /**
+   * The name of the SLF4J logger that reports acquisitions: DEBUG per attempt, and WARN when
+   * an acquisition ran out of attempts because node errors or timeouts (not contention) denied
+   * it the majority. Its name is part of the API and stays; the classes behind it may change.
+   * An application where contention and node faults are routine (a demo, a load test) may
+   * raise its level to {@code ERROR}.
+   */
+  public static final String ACQUISITION_LOGGER = "io.redlock.acquisition";
+
   private static final Logger log = LoggerFactory.getLogger(Redlock.class);
 
   private final LockEngine engine;
@@ -168,7 +177,9 @@ public final class Redlock implements AutoCloseable {
    *     used in whole milliseconds
    * @return a valid lease
    * @throws LockUnavailableException if the retry budget was spent
-   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalArgumentException if a resource name is not accepted
+   * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
+   *     least 1 ms, longer than the node timeout, at most {@code maxTtl})
    * @throws IllegalStateException if this instance is closed
    * @throws InterruptedException if interrupted while waiting
    */
@@ -193,7 +204,9 @@ public final class Redlock implements AutoCloseable {
    * @return the lease, or empty if a majority did not grant it in time (held by another
    *     client, or too few nodes answered); the undo of the attempt has then been sent to
    *     every node that may hold its token, as for {@link LockUnavailableException}
-   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalArgumentException if a resource name is not accepted
+   * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
+   *     least 1 ms, longer than the node timeout, at most {@code maxTtl})
    * @throws IllegalStateException if this instance is closed
    * @throws InterruptedException if interrupted while waiting; nothing is left locked
    */
@@ -219,7 +232,9 @@ public final class Redlock implements AutoCloseable {
    * locked for a caller who stopped waiting. It completes on a library callback thread, never
    * on the timer or a transport thread, so dependent actions may block.
    *
-   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalArgumentException if a resource name is not accepted
+   * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
+   *     least 1 ms, longer than the node timeout, at most {@code maxTtl})
    * @throws IllegalStateException if this instance is closed
    */
   public CompletableFuture<Lease> acquireAsync(Collection<String> resources, Duration ttl) {
@@ -308,8 +323,9 @@ public final class Redlock implements AutoCloseable {
    * @param ttl the ttl of each lease the lock takes, checked as by
    *     {@link #acquire(String, Duration)}
    * @throws NullPointerException if {@code resource} or {@code ttl} is null
-   * @throws IllegalArgumentException if the name or the ttl is not accepted, or if this
-   *     resource's lock view exists with another ttl
+   * @throws IllegalArgumentException if the name is not accepted, or if this resource's lock
+   *     view exists with another ttl
+   * @throws RedlockConfigException if the ttl is not accepted under the configuration
    * @since 0.1.0
    */
   public RedlockLock asLock(String resource, Duration ttl) {

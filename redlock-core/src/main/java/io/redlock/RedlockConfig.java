@@ -576,7 +576,7 @@ public final class RedlockConfig {
             "shorter than ttl (" + Durations.format(ttl) + "), and should be much shorter");
       }
       if (problem != null) {
-        throw refuse("ttl", Durations.format(ttl), problem.accepted(maxTtl, nodeTimeout));
+        throw TtlRule.refused(ttl, problem, maxTtl, nodeTimeout);
       }
       if (retryCount < 0) {
         throw refuse("retryCount", String.valueOf(retryCount), "0 or more");

@@ -240,7 +240,7 @@ class RedlockLockTest {
     assertSameError(
         () -> r.asLock("r", Duration.ofDays(400)), () -> r.acquireAsync("r", Duration.ofDays(400)));
     assertThatThrownBy(() -> r.asLock("r", Duration.ofDays(400)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("maxTtl");
   }
 

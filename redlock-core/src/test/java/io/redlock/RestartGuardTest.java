@@ -85,12 +85,12 @@ class RestartGuardTest {
   void aTtlAboveMaxTtlIsRefusedAndNeverWidensTheWindow() {
     SimCluster c = cluster(3);
     assertThatThrownBy(() -> c.redlock.acquireAsync("long", Duration.ofHours(6)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("ttl 360 min")
         .hasMessageContaining("maxTtl (10 s)");
     Lease lease = c.redlock.acquireAsync("r", TTL).join();
     assertThatThrownBy(() -> lease.extend(Duration.ofHours(6)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("maxTtl");
     lease.release();
     c.node(0).restartEmpty();

@@ -83,7 +83,6 @@ public final class LoadHarness {
     Duration warmup = Duration.ofSeconds(3);
     Path out = Path.of("docs/performance.md");
     Path chart;
-    Path readme;
     Path jmh;
     int nodes = 5;
     List<Integer> threads = List.of(1, 16, 64);
@@ -155,7 +154,6 @@ public final class LoadHarness {
         case "--warmup" -> warmup = duration(value);
         case "--out" -> out = Path.of(value);
         case "--chart" -> chart = Path.of(value);
-        case "--readme" -> readme = Path.of(value);
         case "--jmh" -> jmh = Path.of(value);
         case "--nodes" -> nodes = Integer.parseInt(value);
         case "--threads" -> threads = ints(value);
@@ -180,7 +178,6 @@ public final class LoadHarness {
             --warmup 3s           warm-up before each window (not measured)
             --out docs/performance.md   the Markdown report (the chart goes next to it, .svg)
             --chart PATH          the SVG chart (default: next to --out)
-            --readme README.md    rewrite the headline block between the bench markers there
             --jmh PATH            JMH JSON result (-rf json) to quote in the report
             --nodes 5             nodes for the multi-node scenarios
             --threads 1,16,64     thread counts of the distinct-resource throughput scenario
@@ -256,9 +253,6 @@ public final class LoadHarness {
     System.out.println();
     System.out.println(report.summary());
     System.out.println("wrote " + o.out + " and " + o.chart);
-    if (o.readme != null) {
-      report.updateReadme(o.readme);
-    }
     System.exit(0); // Redisson and Lettuce may leave non-daemon threads behind
   }
 

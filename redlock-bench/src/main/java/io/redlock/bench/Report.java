@@ -11,9 +11,7 @@ import static io.redlock.bench.Results.OURS;
 
 import io.lettuce.core.resource.EpollProvider;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,10 +20,8 @@ import java.util.function.ToDoubleFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Turns {@link Results} into docs/performance.md, the SVG chart and the README headline. */
+/** Turns {@link Results} into docs/performance.md (its headline included) and the SVG chart. */
 final class Report {
-  static final String README_START = "<!-- bench:headline:start -->";
-  static final String README_END = "<!-- bench:headline:end -->";
 
   private static final ToDoubleFunction<Figure> P50 = Figure::p50Micros;
   private static final ToDoubleFunction<Figure> OPS = Figure::opsPerSecond;
@@ -237,6 +233,7 @@ final class Report {
                   + " is `./bench` with its defaults (3 rounds of 10 s after 3 s) on a quiet"
                   + " machine. Do not quote them.\n\n");
     }
+    md.append(headline());
     md.append("## Machine\n\n");
     md.append("| | |\n| --- | --- |\n");
     md.append("| Date | ").append(machine.date).append(" |\n");
@@ -655,16 +652,12 @@ final class Report {
     return s.toString();
   }
 
-  /** Rewrites the block between the bench markers in the README with the headline ratios. */
-  void updateReadme(Path readme) throws IOException {
-    String text = Files.readString(readme, StandardCharsets.UTF_8);
-    int start = text.indexOf(README_START);
-    int end = text.indexOf(README_END);
-    if (start < 0 || end < start) {
-      System.err.println(readme + " has no " + README_START + " block; not updated");
-      return;
-    }
-    StringBuilder block = new StringBuilder(README_START).append('\n');
+  /**
+   * The headline: one line per target ratio, with its bound. The README links here rather
+   * than carrying the figures, so that only this generated page changes with a run.
+   */
+  private String headline() {
+    StringBuilder block = new StringBuilder("## Headline\n\n");
     block.append(
         isSmoke()
             ? "Smoke run only, not a measurement: run `./bench`.\n\n"
@@ -672,13 +665,9 @@ final class Report {
                 + machine.date.substring(0, 10)
                 + " on "
                 + machine.cores
-                + " cores, 5"
-                + " local redis-server processes, medians of "
+                + " cores, 5 local redis-server processes, medians of "
                 + o.rounds
-                + " rounds"
-                + " ([details]("
-                + readme.toAbsolutePath().getParent().relativize(o.out.toAbsolutePath())
-                + ")):\n\n");
+                + " rounds (each target with its rounds under [Targets](#targets)):\n\n");
     for (Target t : targets()) {
       if (!Double.isNaN(t.median())) {
         block
@@ -693,21 +682,20 @@ final class Report {
             .append(")\n");
       }
     }
-    text = text.substring(0, start) + block + text.substring(end);
-    Files.writeString(readme, text, StandardCharsets.UTF_8);
-    System.out.println("updated the headline in " + readme);
+    return block.append('\n').toString();
   }
 
   private String jmhSection() {
     StringBuilder md = new StringBuilder();
     md.append(
         "`java -jar redlock-bench/target/benchmarks.jar -prof gc` (package"
-            + " `io.redlock.bench.jmh`) measures what needs no network: token generation, the"
-            + " quorum decision and a round's bookkeeping over 5 in-memory nodes, the script"
-            + " arguments the Lettuce transport encodes per call, and a whole acquire+release"
-            + " through `Redlock` over 5 in-memory nodes that answer at once. `gc.alloc.rate.norm`"
-            + " is the bytes allocated per operation; for `FullCycleBench.acquireRelease` that is"
-            + " bytes per acquire+release, without the transport.\n\n");
+            + " `io.redlock.bench.jmh`) measures what needs no network, through the public API:"
+            + " the script arguments the Lettuce transport encodes per call, and a whole"
+            + " acquire+release through `Redlock` over 5 in-memory nodes that answer at once"
+            + " (the token, two rounds of 5 votes with their deadlines, validity, lease and"
+            + " tracking). `gc.alloc.rate.norm` is the bytes allocated per operation; for"
+            + " `FullCycleBench.acquireRelease` that is bytes per acquire+release, without the"
+            + " transport.\n\n");
     if (o.jmh == null || !Files.isRegularFile(o.jmh)) {
       md.append(
           "No JMH result was given to this run (`--jmh target/jmh.json`, written by"

@@ -1,5 +1,6 @@
 package io.redlock.cli;
 
+import io.redlock.Redlock;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Violation;
 import io.redlock.torture.Fault;
@@ -94,10 +95,10 @@ final class DemoCommand implements Callable<Integer> {
   /**
    * The library logs every acquisition that runs out of attempts as a WARN; the demo's workers
    * contend all the time and the demo counts their failures itself, so these would flood the
-   * terminal.
+   * terminal. The logger's name is the one the core documents for it.
    */
   private static final String ACQUISITION_LOG_LEVEL =
-      "org.slf4j.simpleLogger.log.io.redlock.internal.Acquisition";
+      "org.slf4j.simpleLogger.log." + Redlock.ACQUISITION_LOGGER;
 
   @Spec CommandSpec spec;
 

@@ -130,7 +130,7 @@ final class DemoConsole implements TortureListener {
             format(options.duration()),
             options.clients(),
             options.redlocks(),
-            RedlockRules.quorum(options.nodes()),
+            TortureRun.quorum(options),
             options.nodes(),
             options.restartGuard() ? "on" : "off",
             options.resources(),

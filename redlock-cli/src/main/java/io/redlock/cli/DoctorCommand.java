@@ -258,7 +258,7 @@ final class DoctorCommand implements Callable<Integer> {
                     + " 'redlock init' declares a brand-new cluster fresh"));
       }
     }
-    int quorum = RedlockRules.quorum(facts.size());
+    int quorum = config.quorum();
     boolean problem = findings.stream().anyMatch(f -> f.severity() == Severity.PROBLEM);
     int exit =
         reachable < quorum ? ExitCodes.FAILURE : problem ? ExitCodes.VIOLATION : ExitCodes.OK;
@@ -347,28 +347,19 @@ final class DoctorCommand implements Callable<Integer> {
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();
       List<String> refused = new ArrayList<>();
-      Map<String, String> info = new HashMap<>();
+      // What the node says about itself, as the restart guard reads it: role, version, run id,
+      // uptime, fresh marker, persistence (unknown without CONFIG GET), memory.
+      NodeInfo info = null;
       try {
-        info.putAll(
-            InspectionClient.parseInfo(
-                redis.info("server")
-                    + "\n"
-                    + redis.info("replication")
-                    + "\n"
-                    + redis.info("persistence")));
-      } catch (RuntimeException e) {
-        refused.add("info");
+        info = InspectionClient.nodeInfo(node, settings, resources, timeout);
+      } catch (IllegalStateException e) {
+        // A refused TIME fails it too; the clock check below names that one.
+        if (!InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'time'")) {
+          refused.add("info");
+        }
       }
-      String appendonly = config(redis, "appendonly");
-      String appendfsync = config(redis, "appendfsync");
-      String maxmemory = config(redis, "maxmemory");
-      String policy = config(redis, "maxmemory-policy");
-      String marker = null;
-      try {
-        marker = redis.get(FreshMarker.key(settings.keyPrefix()));
-      } catch (RuntimeException e) {
-        refused.add("get");
-      }
+      NodeInfo.Persistence persistence = info == null ? null : info.persistence();
+      NodeInfo.Memory memory = info == null ? null : info.memory();
       Long offset = null;
       Double excess = null;
       Double uncertainty = null;
@@ -394,30 +385,19 @@ final class DoctorCommand implements Callable<Integer> {
         bestRoundTrip = Math.min(bestRoundTrip, System.nanoTime() - sent);
       }
       refused.addAll(refusedScriptCommands(redis, settings.keyPrefix()));
-      Long uptime = null;
-      try {
-        uptime = Long.valueOf(info.getOrDefault("uptime_in_seconds", ""));
-      } catch (NumberFormatException e) {
-        // left unknown
-      }
-      boolean rewritten =
-          !"0".equals(info.getOrDefault("aof_rewrite_in_progress", "0"))
-              || !"0".equals(info.getOrDefault("aof_rewrite_scheduled", "0"))
-              || !"-1".equals(info.getOrDefault("aof_last_rewrite_time_sec", "-1"))
-              || !"0".equals(info.getOrDefault("aof_rewrites", "0"));
       return new NodeFacts(
           name,
           null,
-          info.getOrDefault("role", "?"),
-          info.getOrDefault("redis_version", "?"),
-          info.get("run_id"),
-          uptime,
-          appendonly,
-          appendfsync,
-          rewritten,
-          maxmemory == null ? null : Long.valueOf(maxmemory),
-          policy,
-          marker,
+          info == null ? "?" : info.role(),
+          info == null || info.version() == null ? "?" : info.version(),
+          info == null ? null : info.runId(),
+          info == null ? null : info.uptimeSeconds(),
+          persistence == null ? null : persistence.aofEnabled() ? "yes" : "no",
+          persistence == null ? null : persistence.appendfsync(),
+          persistence != null && persistence.rewrittenSinceStart(),
+          memory == null ? null : memory.maxmemory(),
+          memory == null ? null : memory.policy(),
+          info == null ? null : info.marker(),
           offset,
           excess,
           uncertainty,
@@ -440,14 +420,6 @@ final class DoctorCommand implements Callable<Integer> {
     return new long[] {
       micros, sent + (received - sent) / 2, received - sent, wall + (received - sent) / 2_000_000
     };
-  }
-
-  private static String config(RedisCommands<String, String> redis, String parameter) {
-    try {
-      return redis.configGet(parameter).get(parameter);
-    } catch (RuntimeException e) {
-      return null;
-    }
   }
 
   /**

@@ -178,7 +178,7 @@ final class ExecCommand implements Callable<Integer> {
       try {
         lease = redlock.acquire(resource, leaseTtl);
       } catch (LockUnavailableException e) {
-        return notAcquired(e, config.nodes().size());
+        return notAcquired(e, config);
       } catch (IllegalArgumentException e) {
         throw invalid("parameter 'RESOURCE'", e.getMessage());
       }
@@ -332,7 +332,8 @@ final class ExecCommand implements Callable<Integer> {
     }
   }
 
-  private int notAcquired(LockUnavailableException e, int nodes) {
+  private int notAcquired(LockUnavailableException e, RedlockConfig config) {
+    int nodes = config.nodes().size();
     int answered = 0;
     int taken = 0;
     for (NodeOutcome outcome : e.lastOutcomes()) {
@@ -343,7 +344,7 @@ final class ExecCommand implements Callable<Integer> {
         answered++;
       }
     }
-    int quorum = nodes / 2 + 1;
+    int quorum = config.quorum();
     String after = noWait ? "at once (--no-wait)" : "within " + DurationConverter.format(wait);
     if (answered < quorum) {
       return fail(

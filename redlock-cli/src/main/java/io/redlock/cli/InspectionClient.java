@@ -7,15 +7,19 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.redlock.FreshMarker;
+import io.redlock.lettuce.LettuceTransport;
+import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeInfo;
+import io.redlock.spi.NodeSettings;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -115,16 +119,44 @@ final class InspectionClient {
     return client;
   }
 
-  /** The fields of {@code INFO} replies: {@code name:value} lines, sections and blanks skipped. */
-  static Map<String, String> parseInfo(String text) {
-    Map<String, String> fields = new HashMap<>();
-    for (String line : text.split("\r?\n")) {
-      int colon = line.indexOf(':');
-      if (colon > 0 && !line.startsWith("#")) {
-        fields.put(line.substring(0, colon), line.substring(colon + 1).trim());
-      }
+  /**
+   * What {@code node} says about itself, read as the library reads it: by the Lettuce
+   * transport's {@link NodeClient#info(String)}, with the fresh marker of the settings' key
+   * prefix, over a connection of its own on {@code resources}. The commands that look at nodes
+   * have no {@code INFO} parser of their own: they show what the restart guard sees.
+   *
+   * @throws IllegalStateException if the node did not connect and answer within two
+   *     {@code timeout}s, or refused a command {@code info} needs ({@code INFO}, {@code TIME});
+   *     the message is the node's answer on one line
+   */
+  static NodeInfo nodeInfo(
+      String node,
+      ConnectionOptions.Settings settings,
+      ClientResources resources,
+      Duration timeout) {
+    NodeSettings nodeSettings =
+        new NodeSettings(node, settings.username(), settings.password(), timeout, timeout);
+    long deadline = System.nanoTime() + timeout.multipliedBy(2).toNanos();
+    try (LettuceTransport transport = new LettuceTransport(resources);
+        NodeClient client = transport.open(nodeSettings)) {
+      await(client.connected(), deadline);
+      return await(client.info(FreshMarker.key(settings.keyPrefix())), deadline);
     }
-    return fields;
+  }
+
+  private static <T> T await(CompletionStage<T> stage, long deadline) {
+    try {
+      return stage
+          .toCompletableFuture()
+          .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(oneLine(e.getCause()), e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("no answer in time", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
   }
 
   /** The root cause's message of {@code e}, on one line. */

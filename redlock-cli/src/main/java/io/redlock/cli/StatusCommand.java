@@ -8,6 +8,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
+import io.redlock.spi.NodeInfo;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,8 +27,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code redlock status RESOURCE}: what every node says about a resource, and the verdict.
  *
- * <p>Asks each node at once (within the connect timeout) for {@code INFO server},
- * {@code INFO replication}, {@code GET key} and {@code PTTL key}, prints one row per node and
+ * <p>Asks each node at once (within the connect timeout) for what it says about itself, as the
+ * restart guard reads it ({@link io.redlock.spi.NodeInfo}: role, uptime, run id, fresh marker),
+ * and for {@code GET key} and {@code PTTL key}; prints one row per node and
  * a verdict: <b>held</b> if a majority of all nodes hold the same token, <b>free</b> if a
  * majority answered and do not hold the key (so no majority can hold it), <b>unknown</b>
  * otherwise. It only reads; it never takes or breaks the lock.
@@ -106,10 +108,10 @@ final class StatusCommand implements Callable<Integer> {
             + ", "
             + states.size()
             + " node(s), quorum "
-            + RedlockRules.quorum(states.size()));
+            + config.quorum());
     printTable(out, states, holdBack(config));
-    Verdict verdict = verdict(states);
-    out.println(verdictLine(verdict, states));
+    Verdict verdict = verdict(states, config.quorum());
+    out.println(verdictLine(verdict, states, config.quorum()));
     out.flush();
     return verdict == Verdict.unknown ? ExitCodes.FAILURE : ExitCodes.OK;
   }
@@ -123,9 +125,11 @@ final class StatusCommand implements Callable<Integer> {
     return config.restartGuard() ? config.restartGuardWindow() : null;
   }
 
-  /** Held if a majority of all nodes hold one value; free if a majority answered without it. */
-  static Verdict verdict(List<NodeState> states) {
-    int quorum = RedlockRules.quorum(states.size());
+  /**
+   * Held if a quorum of all nodes ({@link RedlockConfig#quorum()}) hold one value; free if a
+   * quorum answered without it.
+   */
+  static Verdict verdict(List<NodeState> states, int quorum) {
     Map<String, Integer> holders = new HashMap<>();
     int without = 0;
     for (NodeState state : states) {
@@ -144,10 +148,9 @@ final class StatusCommand implements Callable<Integer> {
     return without >= quorum ? Verdict.free : Verdict.unknown;
   }
 
-  private static String verdictLine(Verdict verdict, List<NodeState> states) {
+  private static String verdictLine(Verdict verdict, List<NodeState> states, int quorum) {
     long reachable = states.stream().filter(NodeState::reachable).count();
     long holding = states.stream().filter(s -> s.reachable() && s.value() != null).count();
-    int quorum = RedlockRules.quorum(states.size());
     String counts =
         reachable + " of " + states.size() + " node(s) answered, " + holding + " hold the key";
     return switch (verdict) {
@@ -192,26 +195,11 @@ final class StatusCommand implements Callable<Integer> {
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();
-      Map<String, String> info =
-          InspectionClient.parseInfo(redis.info("server") + "\n" + redis.info("replication"));
+      NodeInfo info = InspectionClient.nodeInfo(node, settings, resources, timeout);
       String value = redis.get(key);
       Long pttl = redis.pttl(key);
-      String marker = redis.get(FreshMarker.key(settings.keyPrefix()));
-      Long uptime = null;
-      try {
-        uptime = Long.valueOf(info.getOrDefault("uptime_in_seconds", ""));
-      } catch (NumberFormatException e) {
-        // left unknown
-      }
       return new NodeState(
-          name,
-          null,
-          info.getOrDefault("role", "?"),
-          uptime,
-          value,
-          pttl,
-          info.get("run_id"),
-          marker);
+          name, null, info.role(), info.uptimeSeconds(), value, pttl, info.runId(), info.marker());
     } catch (RuntimeException e) {
       return new NodeState(name, InspectionClient.oneLine(e), null, null, null, null);
     } finally {

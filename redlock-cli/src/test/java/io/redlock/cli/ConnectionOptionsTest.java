@@ -204,13 +204,15 @@ class ConnectionOptionsTest {
     StatusCommand.NodeState free = state(null);
     StatusCommand.NodeState down =
         new StatusCommand.NodeState("n", "refused", null, null, null, null);
-    assertThat(StatusCommand.verdict(List.of(a, a, free))).isEqualTo(StatusCommand.Verdict.held);
-    assertThat(StatusCommand.verdict(List.of(a, a, down))).isEqualTo(StatusCommand.Verdict.held);
-    assertThat(StatusCommand.verdict(List.of(free, free, a))).isEqualTo(StatusCommand.Verdict.free);
-    assertThat(StatusCommand.verdict(List.of(free, free, down)))
+    assertThat(StatusCommand.verdict(List.of(a, a, free), 2)).isEqualTo(StatusCommand.Verdict.held);
+    assertThat(StatusCommand.verdict(List.of(a, a, down), 2)).isEqualTo(StatusCommand.Verdict.held);
+    assertThat(StatusCommand.verdict(List.of(free, free, a), 2))
         .isEqualTo(StatusCommand.Verdict.free);
-    assertThat(StatusCommand.verdict(List.of(a, b, free))).isEqualTo(StatusCommand.Verdict.unknown);
-    assertThat(StatusCommand.verdict(List.of(free, down, down)))
+    assertThat(StatusCommand.verdict(List.of(free, free, down), 2))
+        .isEqualTo(StatusCommand.Verdict.free);
+    assertThat(StatusCommand.verdict(List.of(a, b, free), 2))
+        .isEqualTo(StatusCommand.Verdict.unknown);
+    assertThat(StatusCommand.verdict(List.of(free, down, down), 2))
         .isEqualTo(StatusCommand.Verdict.unknown);
   }
 

@@ -2,6 +2,7 @@ package io.redlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.redlock.testkit.RedisBinary;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
 import java.io.File;
@@ -244,7 +245,10 @@ class RedlockCliIT {
   void doctorIsHealthyOnAGoodClusterAndFailsOnEvictionAndOnOneServerTwice() {
     StringWriter healthy = new StringWriter();
     assertThat(run(healthy, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
-    assertThat(healthy.toString()).contains("verdict: healthy").contains("counts (fresh marker)");
+    assertThat(healthy.toString())
+        .contains("verdict: healthy")
+        .contains("counts (fresh marker)")
+        .contains(" " + RedisBinary.version().orElseThrow() + " "); // the VERSION column
 
     redis.command(2, "CONFIG", "SET", "maxmemory", "100mb");
     redis.command(2, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru");

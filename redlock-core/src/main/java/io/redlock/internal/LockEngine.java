@@ -177,7 +177,8 @@ public final class LockEngine {
    * retried within the configured budget. Cancelling the returned future stops the retries
    * and releases whatever an attempt still in flight acquires.
    *
-   * @throws IllegalArgumentException if a resource name or the ttl is not accepted
+   * @throws IllegalArgumentException if a resource name is not accepted
+   * @throws io.redlock.RedlockConfigException if the ttl is not accepted ({@link TtlRule})
    * @throws IllegalStateException if the engine is closed
    */
   public CompletableFuture<Lease> acquire(
@@ -508,6 +509,10 @@ public final class LockEngine {
   /**
    * Checks a ttl given to a method and returns it in whole milliseconds, the unit Redis
    * expires keys in.
+   *
+   * @throws NullPointerException if {@code ttl} is null
+   * @throws io.redlock.RedlockConfigException if {@link TtlRule} refuses it under this
+   *     configuration
    */
   public long checkTtl(Duration ttl) {
     if (ttl == null) {
@@ -516,12 +521,7 @@ public final class LockEngine {
     TtlRule.Problem problem =
         TtlRule.check(ttl, config.maxTtl(), config.nodeTimeout(), config.driftFactor());
     if (problem != null) {
-      throw new IllegalArgumentException(
-          "ttl "
-              + Durations.format(ttl)
-              + " is not accepted: it"
-              + " must be "
-              + problem.accepted(config.maxTtl(), config.nodeTimeout()));
+      throw TtlRule.refused(ttl, problem, config.maxTtl(), config.nodeTimeout());
     }
     return ttl.toMillis();
   }

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * thread, in any order. Every vote is recorded under this round's monitor, the first vote per
  * node wins, and futures are completed outside the monitor so that no callback runs under it.
  */
-public final class Round {
+final class Round {
   private static final Logger log = LoggerFactory.getLogger(Round.class);
 
   /**

@@ -18,10 +18,13 @@ import java.util.List;
  * <p>Note on concurrency: the queue and the armed flag are guarded by this object's monitor;
  * rounds are expired outside it, so that no callback runs under it.
  */
-public final class RoundTimeouts {
+final class RoundTimeouts {
   private final TimeSource time;
   private final long timeoutNanos;
-  private final ArrayDeque<Round> inFlight = new ArrayDeque<>();
+
+  /** Rounds in start order; package-private so that its test reads it under the monitor. */
+  final ArrayDeque<Round> inFlight = new ArrayDeque<>();
+
   private boolean armed;
 
   public RoundTimeouts(TimeSource time, long timeoutNanos) {

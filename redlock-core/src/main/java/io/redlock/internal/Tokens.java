@@ -10,7 +10,7 @@ import java.util.HexFormat;
  * that ever locks the same resource, which is what lets release and extend compare by value.
  * Thread-safe.
  */
-public final class Tokens {
+final class Tokens {
   /** Random bytes in a token. */
   public static final int TOKEN_BYTES = 20;
 

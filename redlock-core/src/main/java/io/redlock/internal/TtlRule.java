@@ -1,5 +1,6 @@
 package io.redlock.internal;
 
+import io.redlock.RedlockConfigException;
 import java.time.Duration;
 
 /**
@@ -9,7 +10,18 @@ import java.time.Duration;
  * <p>A ttl is accepted when it is at least 1 ms, at most {@code maxTtl} (the restart guard's
  * window: a longer lease could outlive it on a node that restarted and forgot it), longer than
  * the node timeout (a vote may take that long), and long enough to leave validity after the
- * drift margin. Callers turn a {@link Problem} into the exception their API documents.
+ * drift margin.
+ *
+ * <p>A ttl refused is a {@link RedlockConfigException} wherever it was given, in the
+ * configuration or to a method ({@link #refused}): the rule weighs the ttl against the
+ * configuration ({@code maxTtl}, {@code nodeTimeout}, {@code driftFactor}), so a refusal is a
+ * mismatch between the two, fixed by changing one or the other, and a caller catches the
+ * same type (or {@link io.redlock.RedlockException}, the root of the library's exceptions) for
+ * it whether the ttl came from {@code RedlockConfig.build()} or from {@code acquire},
+ * {@code extend} or a lock view. Misuse that has nothing to do with the configuration (a null
+ * ttl, a resource name refused) keeps the JDK's types.
+ *
+ * <p>Stateless, so thread-safe.
  */
 public final class TtlRule {
   /** Why a ttl is not accepted. */
@@ -43,6 +55,19 @@ public final class TtlRule {
   }
 
   private TtlRule() {}
+
+  /**
+   * The exception for {@code ttl} refused for {@code problem}: one sentence naming the ttl
+   * and what is accepted, as every refused setting reads.
+   */
+  public static RedlockConfigException refused(
+      Duration ttl, Problem problem, Duration maxTtl, Duration nodeTimeout) {
+    return new RedlockConfigException(
+        "ttl "
+            + Durations.format(ttl)
+            + " is not accepted: it must be "
+            + problem.accepted(maxTtl, nodeTimeout));
+  }
 
   /**
    * The first problem with {@code ttl}, or {@code null} if it is accepted. The other settings

@@ -22,6 +22,9 @@ import java.util.Objects;
  * @param persistence how the node persists writes, or {@code null} if unknown (not read, or
  *     refused, for example by an ACL without {@code CONFIG GET})
  * @param memory the node's memory limit and eviction policy, or {@code null} if unknown
+ * @param version the server's version ({@code redis_version} of {@code INFO server}), or
+ *     {@code null} if the transport did not read it; shown by {@code redlock doctor}, never
+ *     used by the algorithm
  * @since 0.1.0
  */
 public record NodeInfo(
@@ -31,7 +34,8 @@ public record NodeInfo(
     long serverTimeMicros,
     String marker,
     Persistence persistence,
-    Memory memory) {
+    Memory memory,
+    String version) {
 
   public NodeInfo {
     Objects.requireNonNull(runId, "runId");
@@ -40,7 +44,25 @@ public record NodeInfo(
 
   /** A node known by run id, role, uptime and clock only: no marker, persistence unknown. */
   public NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros) {
-    this(runId, role, uptimeSeconds, serverTimeMicros, null, null, null);
+    this(runId, role, uptimeSeconds, serverTimeMicros, null, null, null, null);
+  }
+
+  /** A node as the restart guard knows it, without the server's version. */
+  public NodeInfo(
+      String runId,
+      String role,
+      long uptimeSeconds,
+      long serverTimeMicros,
+      String marker,
+      Persistence persistence,
+      Memory memory) {
+    this(runId, role, uptimeSeconds, serverTimeMicros, marker, persistence, memory, null);
+  }
+
+  /** This information with the server's {@code version} too. */
+  public NodeInfo withVersion(String version) {
+    return new NodeInfo(
+        runId, role, uptimeSeconds, serverTimeMicros, marker, persistence, memory, version);
   }
 
   /**

@@ -42,6 +42,7 @@ public final class SimulatedNode implements NodeClient {
   private final Keyspace keyspace = new Keyspace(this::nodeNow);
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
+  private volatile Runnable onLockRequest = () -> {};
   private boolean crashed;
   private boolean paused;
   private boolean closed;
@@ -165,6 +166,7 @@ public final class SimulatedNode implements NodeClient {
   @Override
   public CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis) {
     locks.incrementAndGet();
+    onLockRequest.run();
     return submit(() -> keyspace.lock(keys, token, ttlMillis));
   }
 
@@ -172,6 +174,7 @@ public final class SimulatedNode implements NodeClient {
   public CompletionStage<Long> lockFenced(
       List<String> keys, List<String> counters, String token, long ttlMillis) {
     locks.incrementAndGet();
+    onLockRequest.run();
     return submitValue(() -> keyspace.lockFenced(keys, counters, token, ttlMillis));
   }
 
@@ -343,6 +346,15 @@ public final class SimulatedNode implements NodeClient {
   /** Number of live keys. */
   public synchronized int size() {
     return keyspace.count(key -> true);
+  }
+
+  /**
+   * Runs {@code action} on the sending thread each time a lock request is sent, after it is
+   * counted and before it is executed: a test acts at a known point of an attempt this way,
+   * without waiting for it.
+   */
+  public void onLockRequest(Runnable action) {
+    onLockRequest = action;
   }
 
   public int lockRequests() {

@@ -13,7 +13,7 @@ final class QuietLogs {
   private static final String[] LOGGED = {
     "io.redlock.Redlock",
     "io.redlock.internal.LockEngine",
-    "io.redlock.internal.Acquisition",
+    io.redlock.Redlock.ACQUISITION_LOGGER,
     "io.redlock.internal.Round",
     "io.redlock.internal.HeldLease",
     "io.redlock.internal.RestartGuard"

@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every public type of a published module says since when it exists: an {@code @since} tag in
- * the Javadoc right above it. The internal package is not API and is left out.
+ * the Javadoc right above it. The internal package is not API and is left out. Test classes a
+ * module publishes in its test jar (the packages its pom's {@code test-jar} execution
+ * includes, such as the core's {@code NodeClientContract}) are API too and are checked.
  */
 class SinceTest {
   /** The modules of redlock-bom with code; PublishingTest checks that none is missing. */
@@ -37,14 +39,20 @@ class SinceTest {
   void everyPublicTypeOfAPublishedModuleHasASinceTag() throws IOException {
     List<String> missing = new ArrayList<>();
     int checked = 0;
+    int publishedTestTypes = 0;
     for (String module : PUBLISHED) {
-      Path sources = Markdown.ROOT.resolve(module).resolve("src/main/java");
-      List<Path> files;
-      try (Stream<Path> walk = Files.walk(sources)) {
-        files =
-            walk.filter(p -> p.toString().endsWith(".java"))
-                .filter(p -> !p.toString().contains("internal"))
-                .toList();
+      List<Path> roots = new ArrayList<>();
+      roots.add(Markdown.ROOT.resolve(module).resolve("src/main/java"));
+      for (String include : testJarIncludes(Markdown.ROOT.resolve(module).resolve("pom.xml"))) {
+        roots.add(Markdown.ROOT.resolve(module).resolve("src/test/java").resolve(include));
+      }
+      List<Path> files = new ArrayList<>();
+      for (Path root : roots) {
+        try (Stream<Path> walk = Files.walk(root)) {
+          walk.filter(p -> p.toString().endsWith(".java"))
+              .filter(p -> !p.toString().contains("internal"))
+              .forEach(files::add);
+        }
       }
       for (Path file : files) {
         String text = Files.readString(file, StandardCharsets.UTF_8);
@@ -53,6 +61,9 @@ class SinceTest {
           continue;
         }
         checked++;
+        if (file.toString().contains("src" + java.io.File.separator + "test")) {
+          publishedTestTypes++;
+        }
         String before = text.substring(0, type.start());
         int end = before.lastIndexOf("*/");
         int start = before.lastIndexOf("/**");
@@ -62,6 +73,28 @@ class SinceTest {
       }
     }
     assertThat(checked).as("public types found").isGreaterThan(30);
+    assertThat(publishedTestTypes).as("public types of the published test jars").isPositive();
     assertThat(missing).as("public types without @since").isEmpty();
+  }
+
+  /**
+   * The folders (under src/test/java) that the {@code test-jar} execution of {@code pom}
+   * includes: {@code <include>io/redlock/spi/contract/**</include>} gives
+   * {@code io/redlock/spi/contract}.
+   */
+  private static List<String> testJarIncludes(Path pom) throws IOException {
+    String text = Files.readString(pom, StandardCharsets.UTF_8);
+    int goal = text.indexOf("<goal>test-jar</goal>");
+    if (goal < 0) {
+      return List.of();
+    }
+    int end = text.indexOf("</execution>", goal);
+    Matcher include =
+        Pattern.compile("<include>([^<*]+?)/?\\*\\*</include>").matcher(text.substring(goal, end));
+    List<String> folders = new ArrayList<>();
+    while (include.find()) {
+      folders.add(include.group(1));
+    }
+    return folders;
   }
 }

@@ -144,10 +144,11 @@ final class LettuceNodeClient implements NodeClient {
             clock,
             (texts, time) ->
                 new NodeInfo(
-                    field(texts[0], "run_id"),
-                    field(texts[1], "role"),
-                    Long.parseLong(field(texts[0], "uptime_in_seconds")),
-                    Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1))));
+                        field(texts[0], "run_id"),
+                        field(texts[1], "role"),
+                        Long.parseLong(field(texts[0], "uptime_in_seconds")),
+                        Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)))
+                    .withVersion(optionalField(texts[0], "redis_version")));
   }
 
   /**
@@ -182,7 +183,8 @@ final class LettuceNodeClient implements NodeClient {
                     info.serverTimeMicros(),
                     value,
                     null,
-                    null))
+                    null,
+                    info.version()))
         .thenCombine(
             persistence.thenCombine(fsync, LettuceNodeClient::persistence),
             (info, p) ->
@@ -193,7 +195,8 @@ final class LettuceNodeClient implements NodeClient {
                     info.serverTimeMicros(),
                     info.marker(),
                     p,
-                    null))
+                    null,
+                    info.version()))
         .thenCombine(
             memory,
             (info, m) ->
@@ -204,7 +207,8 @@ final class LettuceNodeClient implements NodeClient {
                     info.serverTimeMicros(),
                     info.marker(),
                     info.persistence(),
-                    m));
+                    m,
+                    info.version()));
   }
 
   private static NodeInfo.Memory memory(

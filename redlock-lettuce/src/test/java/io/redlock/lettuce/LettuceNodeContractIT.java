@@ -1,14 +1,19 @@
 package io.redlock.lettuce;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.redlock.RedlockConfig;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeInfo;
 import io.redlock.spi.NodeSettings;
 import io.redlock.spi.contract.NodeClientContract;
+import io.redlock.testkit.RedisBinary;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The node contract against the Lettuce client on a real Redis server. */
 class LettuceNodeContractIT extends NodeClientContract {
@@ -37,6 +42,18 @@ class LettuceNodeContractIT extends NodeClientContract {
     if (servers != null) {
       servers.close();
     }
+  }
+
+  /** Beyond the key contract: what {@code info} reads, which redlock doctor shows too. */
+  @Test
+  void infoReadsTheServersIdentityRoleAndVersion() throws Exception {
+    NodeInfo info = node.info("contract:no-marker").toCompletableFuture().get(10, TimeUnit.SECONDS);
+    assertThat(info.runId()).hasSize(40);
+    assertThat(info.role()).isEqualTo("master");
+    assertThat(info.marker()).isNull();
+    assertThat(info.version()).isEqualTo(RedisBinary.version().orElseThrow());
+    assertThat(node.info().toCompletableFuture().get(10, TimeUnit.SECONDS).version())
+        .isEqualTo(info.version());
   }
 
   @Override

@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
@@ -141,10 +142,27 @@ class RedlockIT {
                 }));
       }
       startGate.countDown();
-      for (Future<?> worker : workers) {
-        worker.get();
+      // Each worker ends once the budget of acquisitions is spent; one deadline for them all,
+      // well past maxWait, so that a hung worker fails the test instead of stalling it.
+      Duration atMost = Timing.scaled(Duration.ofMinutes(4));
+      long deadline = System.nanoTime() + atMost.toNanos();
+      try {
+        for (Future<?> worker : workers) {
+          try {
+            worker.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          } catch (TimeoutException e) {
+            throw new AssertionError(
+                "workers still running after "
+                    + atMost
+                    + " with "
+                    + remaining.get()
+                    + " acquisitions left",
+                e);
+          }
+        }
+      } finally {
+        pool.shutdownNow();
       }
-      pool.shutdown();
     }
     assertThat(acquired.get()).isEqualTo(total);
     assertThat(overlaps.get()).isZero();

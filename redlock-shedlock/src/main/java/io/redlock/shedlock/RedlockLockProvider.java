@@ -29,7 +29,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *   <li>{@code lockAtMostFor} is the lease's ttl: a node that dies while running the task
  *       frees the lock after it. It must be accepted as a ttl by the {@link Redlock}'s
  *       configuration (longer than the node timeout, within the maximum ttl); a value that
- *       is not fails the task's run with an {@link IllegalArgumentException} that names it.
+ *       is not fails the task's run with a {@link io.redlock.RedlockConfigException} that
+ *       names it.
  *   <li>{@link #lock} makes exactly one attempt and never waits: a task whose lock is held
  *       elsewhere is skipped, as ShedLock expects.
  *   <li>{@link SimpleLock#unlock()} before {@code lockAtLeastFor} has passed does not delete

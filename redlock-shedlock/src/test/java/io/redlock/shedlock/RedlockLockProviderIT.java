@@ -246,7 +246,7 @@ class RedlockLockProviderIT {
   @Test
   void aLockAtMostForTheConfigRefusesIsNamed() {
     assertThatThrownBy(() -> provider.lock(config(name(), Duration.ofMillis(20), Duration.ZERO)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(io.redlock.RedlockConfigException.class)
         .hasMessageContaining("ttl")
         .hasMessageContaining("nodeTimeout");
   }

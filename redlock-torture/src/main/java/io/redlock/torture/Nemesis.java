@@ -207,7 +207,7 @@ final class Nemesis implements Runnable {
     while (clients.stream().allMatch(c -> c.holding() == null) && System.nanoTime() < giveUp) {
       Thread.sleep(1);
     }
-    int majority = servers.size() / 2 + 1;
+    int majority = TortureRun.quorum(options);
     int[] chosen = randomNodes(majority);
     for (int node : chosen) {
       servers.restart(node);

@@ -103,7 +103,7 @@ final class TortureClient implements Runnable, ClientHandle {
     try {
       lease = redlock.acquire(resource, options.ttl());
     } catch (LockUnavailableException e) {
-      counters.failure(causeOf(e.lastOutcomes()));
+      counters.failure(causeOf(e.lastOutcomes(), redlock.quorum()));
       listener.failed(name, e.lastOutcomes(), attemptStart);
       Thread.sleep(5 + random.nextInt(20));
       return;
@@ -163,12 +163,12 @@ final class TortureClient implements Runnable, ClientHandle {
     }
   }
 
-  /** Why an acquisition failed, by the votes of its last attempt. */
-  static String causeOf(List<NodeOutcome> outcomes) {
+  /** Why an acquisition failed, by the votes of its last attempt and the client's quorum. */
+  static String causeOf(List<NodeOutcome> outcomes, int quorum) {
     // Untrusted counters are the cause only if those nodes would have made the majority.
     long granted = outcomes.stream().filter(o -> o.vote() == Vote.GRANTED).count();
     long untrusted = outcomes.stream().filter(o -> o.vote() == Vote.UNTRUSTED).count();
-    if (untrusted > 0 && granted + untrusted >= outcomes.size() / 2 + 1) {
+    if (untrusted > 0 && granted + untrusted >= quorum) {
       return "fencing: too few nodes with trusted counters";
     }
     int taken = 0;

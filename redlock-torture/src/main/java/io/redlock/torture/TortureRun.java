@@ -64,21 +64,37 @@ public final class TortureRun {
   }
 
   /**
+   * The quorum of the run's clients over its {@link TortureOptions#nodes()} nodes, as
+   * {@link RedlockConfig#quorum()} counts it.
+   *
+   * @since 0.1.0
+   */
+  public static int quorum(TortureOptions options) {
+    List<String> nodes = new java.util.ArrayList<>();
+    for (int i = 0; i < options.nodes(); i++) {
+      nodes.add("redis://127.0.0.1:" + (6379 + i)); // only their number matters
+    }
+    return config(options, nodes).quorum();
+  }
+
+  /**
    * Runs the torture with random faults ({@link FaultPlan#random()}) and returns what
    * happened; every server, proxy and client process it started is stopped when it returns,
    * also when it throws.
    */
   public static TortureResult run(TortureOptions options, Consumer<Progress> progress)
       throws InterruptedException {
-    return run(
-        options,
-        FaultPlan.random(),
-        new TortureListener() {
-          @Override
-          public void progress(Progress now) {
-            progress.accept(now);
-          }
-        });
+    return run(options, FaultPlan.random(), progressOnly(progress));
+  }
+
+  /** A listener that hands {@code progress} every progress report and ignores the rest. */
+  static TortureListener progressOnly(Consumer<Progress> progress) {
+    return new TortureListener() {
+      @Override
+      public void progress(Progress now) {
+        progress.accept(now);
+      }
+    };
   }
 
   /**

@@ -23,7 +23,7 @@ class TortureClientTest {
   void untrustedNodesAreTheCauseWhenTheyWouldHaveMadeTheMajority() {
     assertThat(
             TortureClient.causeOf(
-                votes(Vote.GRANTED, Vote.GRANTED, Vote.UNTRUSTED, Vote.UNTRUSTED, Vote.TIMEOUT)))
+                votes(Vote.GRANTED, Vote.GRANTED, Vote.UNTRUSTED, Vote.UNTRUSTED, Vote.TIMEOUT), 3))
         .isEqualTo("fencing: too few nodes with trusted counters");
   }
 
@@ -31,7 +31,7 @@ class TortureClientTest {
   void aRoundLostToTimeoutsIsNotBlamedOnUntrustedNodes() {
     assertThat(
             TortureClient.causeOf(
-                votes(Vote.GRANTED, Vote.UNTRUSTED, Vote.TIMEOUT, Vote.TIMEOUT, Vote.TIMEOUT)))
+                votes(Vote.GRANTED, Vote.UNTRUSTED, Vote.TIMEOUT, Vote.TIMEOUT, Vote.TIMEOUT), 3))
         .isEqualTo("nodes unreachable or slow");
   }
 }

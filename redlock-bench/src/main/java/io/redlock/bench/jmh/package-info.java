@@ -1,10 +1,11 @@
 /**
- * JMH benchmarks of the hot paths that need no network: token generation
- * ({@link io.redlock.bench.jmh.TokensBench}), quorum bookkeeping
- * ({@link io.redlock.bench.jmh.QuorumBench}), the arguments the Lettuce transport encodes per
- * call ({@link io.redlock.bench.jmh.ScriptArgsBench}) and a whole acquire+release over
- * in-memory nodes ({@link io.redlock.bench.jmh.FullCycleBench}), for bytes allocated per
- * operation.
+ * JMH benchmarks of the hot paths that need no network, for bytes allocated per operation:
+ * the arguments the Lettuce transport encodes per call
+ * ({@link io.redlock.bench.jmh.ScriptArgsBench}) and a whole acquire+release over in-memory
+ * nodes ({@link io.redlock.bench.jmh.FullCycleBench}), which includes the token, both rounds'
+ * quorum bookkeeping and their deadlines. Every benchmark goes through the public API: the
+ * core's {@code io.redlock.internal} is the core's alone, and its pieces are measured where
+ * they add up, in a whole cycle.
  *
  * <p>Run them all, from the repository root:
  *

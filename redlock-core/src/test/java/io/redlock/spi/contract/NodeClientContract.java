@@ -43,6 +43,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>The suite keeps no state between tests; whether tests of one subclass may run in parallel
  * depends on the subclass's own fields.
+ *
+ * @since 0.1.0
  */
 public abstract class NodeClientContract {
   private static final long TTL = 10_000;

@@ -1,5 +1,6 @@
 package io.redlock.spring.integration;
 
+import io.redlock.RedlockConfigException;
 import io.redlock.RedlockLock;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
@@ -61,7 +62,8 @@ final class DistributedRegistryLock extends RegistryLock implements DistributedL
   private static void checkTtl(Duration ttl) {
     Objects.requireNonNull(ttl, "ttl");
     if (ttl.isNegative() || ttl.isZero()) {
-      throw new IllegalArgumentException(
+      // the core's type for a ttl refused, wherever it was given
+      throw new RedlockConfigException(
           "ttl " + ttl + " is not accepted: it must be positive (and one the Redlock accepts)");
     }
   }

@@ -109,8 +109,9 @@ public final class RedlockLockRegistry
    * @param registryKey the prefix of every resource name; not empty
    * @param ttl the ttl of the leases; one the {@code Redlock} accepts
    * @throws NullPointerException naming the argument that is null
-   * @throws IllegalArgumentException if {@code registryKey} is empty or {@code ttl} not
-   *     positive
+   * @throws IllegalArgumentException if {@code registryKey} is empty
+   * @throws io.redlock.RedlockConfigException if {@code ttl} is not positive, the core's type
+   *     for a ttl refused
    */
   public RedlockLockRegistry(Redlock redlock, String registryKey, Duration ttl) {
     this.redlock = Objects.requireNonNull(redlock, "redlock");
@@ -121,7 +122,7 @@ public final class RedlockLockRegistry
           "registryKey is empty: a prefix of at least one character is required");
     }
     if (ttl.isNegative() || ttl.isZero()) {
-      throw new IllegalArgumentException(
+      throw new io.redlock.RedlockConfigException(
           "ttl " + ttl + " is not accepted: it must be positive (and one the Redlock accepts)");
     }
   }
@@ -169,7 +170,9 @@ public final class RedlockLockRegistry
    *
    * @param lockKey a {@code String}
    * @throws IllegalArgumentException if {@code lockKey} is not a {@code String}, or the
-   *     resource name or the ttl is not one the {@code Redlock} accepts
+   *     resource name is not one the {@code Redlock} accepts
+   * @throws io.redlock.RedlockConfigException if the ttl is not one the {@code Redlock}
+   *     accepts under its configuration
    * @throws NullPointerException if {@code lockKey} is null
    */
   @Override
@@ -229,7 +232,8 @@ public final class RedlockLockRegistry
    * @throws IllegalStateException if the current thread does not hold that lock, or if too
    *     few nodes confirmed the extension (the lease then keeps its deadline)
    * @throws ConcurrentModificationException if the lease was lost
-   * @throws IllegalArgumentException if {@code ttl} is not accepted
+   * @throws io.redlock.RedlockConfigException if the {@code Redlock} does not accept
+   *     {@code ttl} under its configuration
    */
   @Override
   public void renewLock(Object lockKey, Duration ttl) {

@@ -121,10 +121,10 @@ class DistributedLockIT {
       mine.unlock();
     }
     assertThatThrownBy(() -> Distributed.tryLock(mine, Duration.ZERO, Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(io.redlock.RedlockConfigException.class)
         .hasMessageContaining("ttl");
     assertThatThrownBy(() -> Distributed.lock(mine, Duration.ofDays(1)))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(io.redlock.RedlockConfigException.class)
         .hasMessageContaining("ttl");
     assertThat(mine.tryLock()).as("nothing held after the refused ttl").isTrue();
     mine.unlock();

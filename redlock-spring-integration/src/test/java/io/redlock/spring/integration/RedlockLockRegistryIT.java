@@ -111,7 +111,7 @@ class RedlockLockRegistryIT {
     RedlockLockRegistry tooLong =
         new RedlockLockRegistry(redlock, registryKey(), Duration.ofDays(1));
     assertThatThrownBy(() -> tooLong.obtain("a"))
-        .isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(io.redlock.RedlockConfigException.class)
         .hasMessageContaining("ttl");
   }
 
@@ -189,7 +189,7 @@ class RedlockLockRegistryIT {
       }
       assertThat(longer).isGreaterThanOrEqualTo(3);
       assertThatThrownBy(() -> registry.renewLock("k", Duration.ofDays(1)))
-          .isInstanceOf(IllegalArgumentException.class);
+          .isInstanceOf(io.redlock.RedlockConfigException.class);
     } finally {
       lock.unlock();
     }
