@@ -168,8 +168,9 @@ public final class Redlock implements AutoCloseable {
   /**
    * Acquires every resource in one lease, all or none on each node, retrying failed attempts
    * after a random delay until one succeeds or the retry budget (count and total wait) is
-   * spent. If interrupted, stops and leaves nothing locked: a lease granted meanwhile is
-   * released.
+   * spent. If interrupted, stops: an attempt in flight is undone once decided, and a lease
+   * granted meanwhile is released, each sent to every node that may hold the key (a node that
+   * cannot be reached keeps it until its ttl runs out).
    *
    * @param resources resource names, each 1 to {@link RedlockConfig#MAX_KEY_BYTES} bytes in
    *     UTF-8 with the key prefix, none twice
@@ -198,8 +199,11 @@ public final class Redlock implements AutoCloseable {
   }
 
   /**
-   * Makes exactly one attempt, without retrying, and blocks for at most about one node
-   * timeout: until the attempt is decided and, if it failed, its undo is on its way.
+   * Makes exactly one attempt, without retrying, and blocks until the attempt is decided and,
+   * if it failed, its undo is on its way: at most about one node timeout, or two with
+   * {@link RedlockConfig.Builder#fencing(boolean) fencing}, whose attempt is the lock round
+   * (which may wait for every node when the first answers hold too few trusted grants) and
+   * then the confirmation round.
    *
    * @return the lease, or empty if a majority did not grant it in time (held by another
    *     client, or too few nodes answered); the undo of the attempt has then been sent to
@@ -208,7 +212,8 @@ public final class Redlock implements AutoCloseable {
    * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
    *     least 1 ms, longer than the node timeout, at most {@code maxTtl})
    * @throws IllegalStateException if this instance is closed
-   * @throws InterruptedException if interrupted while waiting; nothing is left locked
+   * @throws InterruptedException if interrupted while waiting; the attempt is undone once
+   *     decided, or its lease released, as for {@link #acquire(Collection, Duration)}
    */
   public Optional<Lease> tryAcquire(Collection<String> resources, Duration ttl)
       throws InterruptedException {
@@ -228,9 +233,10 @@ public final class Redlock implements AutoCloseable {
    * Like {@link #acquire(Collection, Duration)}, without blocking any thread: the future
    * completes with the lease, or exceptionally with {@link LockUnavailableException}.
    * Completing the future in any other way (cancelling it, {@code orTimeout}, completing it
-   * by hand) stops the retries, and a lease granted meanwhile is released: nothing is left
-   * locked for a caller who stopped waiting. It completes on a library callback thread, never
-   * on the timer or a transport thread, so dependent actions may block.
+   * by hand) stops the retries: an attempt in flight is undone once decided, and a lease
+   * granted meanwhile is released, each sent to every node that may hold the key (a node that
+   * cannot be reached keeps it until its ttl runs out). It completes on a library callback
+   * thread, never on the timer or a transport thread, so dependent actions may block.
    *
    * @throws IllegalArgumentException if a resource name is not accepted
    * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
@@ -360,17 +366,21 @@ public final class Redlock implements AutoCloseable {
    * Stops acquisitions in flight, releases every lease still held, and closes the connections
    * once that is done: an attempt still in flight is first decided and undone, so no key of
    * this instance is left behind on a node that is reachable, slow or paused (a paused node
-   * runs the undo when it resumes, behind the attempt's own request). Waits at most about two
-   * node timeouts. A pending {@link #acquireAsync} future completes exceptionally with
-   * {@link IllegalStateException}; acquisitions after this throw it. Idempotent.
+   * runs the undo when it resumes, behind the attempt's own request). Waits for about two node
+   * timeouts at most (an attempt's decision, then its undo or release), three with
+   * {@link RedlockConfig.Builder#fencing(boolean) fencing} (the lock round, the confirmation
+   * round, then the undo or release), and never more than four node timeouts plus 100 ms,
+   * after which it closes the connections anyway. A pending {@link #acquireAsync} future
+   * completes exceptionally with {@link IllegalStateException}; acquisitions after this throw
+   * it. Idempotent.
    */
   @Override
   public void close() {
     CompletableFuture<Void> drained = engine.close();
     try {
       // Attempts in flight, their undos and the releases: each round ends by itself after one
-      // node timeout, at most two in a row; the bound only guards against a timer that
-      // cannot run.
+      // node timeout, at most two in a row (three with fencing: lock, confirm, undo); the
+      // bound only guards against a timer that cannot run.
       drained.get(engine.config().nodeTimeout().toNanos() * 4 + 100_000_000L, TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

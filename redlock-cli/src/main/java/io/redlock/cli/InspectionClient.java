@@ -43,7 +43,15 @@ final class InspectionClient {
   static RedisURI uri(String node, ConnectionOptions.Settings settings, Duration timeout) {
     RedisURI uri;
     try {
-      uri = RedisURI.create(node);
+      // Lettuce takes only "redis" and "rediss" as written; a scheme has no case (REDISS://),
+      // and Locale.ROOT keeps a Turkish default locale from making it "redıss".
+      int schemeEnd = node.indexOf("://");
+      uri =
+          RedisURI.create(
+              schemeEnd <= 0
+                  ? node
+                  : node.substring(0, schemeEnd).toLowerCase(Locale.ROOT)
+                      + node.substring(schemeEnd));
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("not a Redis URI", e);
     }

@@ -22,6 +22,16 @@ import java.util.concurrent.CompletionStage;
  * decided, maybe before a slow node answered it; that node still runs the previous one first,
  * so it ends with the newer expiry, which is the one the client counts on.
  *
+ * <p>One exception: an {@link #unlock} that the node answered without running any of it (such
+ * as {@code NOSCRIPT}) may be sent once more while the client is open. Running late, behind
+ * requests sent meanwhile, is harmless for it: it deletes only keys holding its token, each
+ * attempt has a token of its own, and nothing the algorithm sends after a token's unlock
+ * creates a key with that token ({@link #extend} never does). The re-send needs the
+ * connection: an unlock answered after {@link #close()} is lost, and the node keeps the key
+ * until its ttl runs out. So a transport should send an unlock in a form the node runs by
+ * itself unless it knows the node can run the short form (the default transport sends it by
+ * {@code EVAL} until the node has answered its {@code SCRIPT LOAD}).
+ *
  * <p>Implementations are thread-safe.
  *
  * @since 0.1.0

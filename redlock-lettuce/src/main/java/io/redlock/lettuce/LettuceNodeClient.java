@@ -45,18 +45,30 @@ import org.slf4j.LoggerFactory;
  * runs first, so the node ends with the newer expiry (a fallback re-sent later could land
  * after the newer one and shorten it).
  *
- * <p>Release, the hot path, goes by {@code EVALSHA} (the script's text is 250 bytes and a
- * digest per call on the node; measured: 8 µs of server CPU per cycle). The release script is
- * loaded ({@code SCRIPT LOAD}) as the first command on every new connection, before the
- * connection is used, so that a release or an undo written to a node runs on its own even if
- * the connection is closed before the answer (a paused node that resumes after
- * {@code Redlock.close()}). Where the node still answers {@code NOSCRIPT} (an operator's
- * {@code SCRIPT FLUSH}, an ACL without {@code SCRIPT LOAD}), the client re-sends it by
- * {@code EVAL}: harmless for a release, since nothing of a token is created or extended after
- * its release.
+ * <p>Release (and undo), the hot path, goes by {@code EVALSHA} (by {@code EVAL}, the script's
+ * 196 bytes would make each release about 150 bytes longer on the wire, plus a digest per call
+ * on the node; measured: 8 µs of server CPU per cycle), but only once the node has answered
+ * the {@code SCRIPT LOAD} sent as the first command of the current connection. Before that answer, after a lost connection, and for good where the node
+ * refuses {@code SCRIPT LOAD} (an ACL without it), a release goes by {@code EVAL}, written
+ * once: so a release or an undo written to a node runs on its own even if the connection is
+ * closed before the answer (a paused node that resumes after {@code Redlock.close()}).
+ *
+ * <p>The one request ever re-sent: a release by {@code EVALSHA} that the node answered
+ * {@code NOSCRIPT} (its script cache was emptied since the load, by an operator's
+ * {@code SCRIPT FLUSH}). {@code NOSCRIPT} means the node ran nothing, so the release is sent
+ * once more by {@code EVAL} and runs once; it is not re-sent after {@link #close()}, where
+ * no connection is left for it (that node keeps the key until its ttl runs out). Running
+ * late, behind requests sent meanwhile, is harmless for a release: it deletes only keys that
+ * hold its token, every attempt has a token of its own (a later lease of the same resource
+ * has another), and nothing the algorithm sends after a token's release or undo creates a key
+ * with that token (an extension never creates one), so what it deletes was given up.
  *
  * <p>Note on concurrency: {@code connection} is written once, by the connect callback, and
  * read without locking; requests issued before it is set fail as "not connected".
+ * {@code connectionNumber} is raised only by the disconnect listener, on the connection's
+ * event loop. A release that reads it just before a disconnect fails at once while
+ * disconnected, or is written by {@code EVALSHA} on the next connection ahead of its load:
+ * then the node answers {@code NOSCRIPT} and it is re-sent as above.
  */
 final class LettuceNodeClient implements NodeClient {
   private static final Logger log = LoggerFactory.getLogger(LettuceNodeClient.class);
@@ -71,6 +83,19 @@ final class LettuceNodeClient implements NodeClient {
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
+
+  /**
+   * Counts the connections to the node: raised each time one is lost. Compared with
+   * {@code scriptLoadedOn} to tell whether the current connection's node has the release
+   * script.
+   */
+  private volatile long connectionNumber;
+
+  /**
+   * The {@code connectionNumber} on which the node answered {@code SCRIPT LOAD} of the release
+   * script, or -1: releases go by {@code EVALSHA} only while it equals {@code connectionNumber}.
+   */
+  private volatile long scriptLoadedOn = -1;
 
   /**
    * Set once the node refused {@code CONFIG GET} (an ACL without it): not asked again, so that
@@ -99,6 +124,9 @@ final class LettuceNodeClient implements NodeClient {
 
           @Override
           public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            // The next connection may reach a process with an empty script cache: releases go
+            // by EVAL until it answered the load.
+            connectionNumber++;
             // Called as the channel goes inactive, before Lettuce reconnects: every listener has
             // run before any request can reach the process behind the next connection.
             for (Runnable listener : disconnectListeners) {
@@ -110,16 +138,22 @@ final class LettuceNodeClient implements NodeClient {
 
   /**
    * Sends {@code SCRIPT LOAD} of the release script on {@code conn}, before anything else is
-   * written on it (see the class comment); best effort: a node that refuses it (an ACL) is
-   * served by the {@code EVAL} fallback.
+   * written on it (see the class comment). Once the node answers, releases on this connection
+   * go by {@code EVALSHA}; a node that refuses it (an ACL) gets them by {@code EVAL}.
    */
   private void loadReleaseScript(StatefulRedisConnection<String, String> conn) {
+    long number = connectionNumber;
     conn.async()
         .scriptLoad(Script.UNLOCK.source())
         .whenComplete(
             (sha, error) -> {
               if (error != null) {
-                log.debug("node={} did not load the release script: {}", name, describe(error));
+                log.debug(
+                    "node={} did not load the release script, releases go by EVAL: {}",
+                    name,
+                    describe(error));
+              } else if (number == connectionNumber && Script.UNLOCK.sha1().equals(sha)) {
+                scriptLoadedOn = number;
               }
             });
   }
@@ -511,32 +545,50 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    return evalsha(commands, Script.UNLOCK, keys, token);
+    long number = connectionNumber;
+    if (scriptLoadedOn != number) {
+      // The node may not have the script: a release written once runs on its own, also if
+      // the connection closes before the answer.
+      return eval(commands, Script.UNLOCK, keys, token);
+    }
+    return release(commands, number, keys, token);
   }
 
-  /** For release only: see the class comment on why its late fallback is harmless. */
-  private CompletionStage<Boolean> evalsha(
-      RedisAsyncCommands<String, String> commands,
-      Script script,
-      List<String> keys,
-      String... args) {
+  /**
+   * A release by {@code EVALSHA}, re-sent by {@code EVAL} after {@code NOSCRIPT} while this
+   * client is open: see the class comment on why that, and only that, may be re-sent.
+   */
+  private CompletionStage<Boolean> release(
+      RedisAsyncCommands<String, String> commands, long number, List<String> keys, String token) {
     String[] keyArray = keys.toArray(String[]::new);
     CompletableFuture<Boolean> vote = new CompletableFuture<>();
     commands
-        .<Long>evalsha(script.sha1(), ScriptOutputType.INTEGER, keyArray, args)
+        .<Long>evalsha(Script.UNLOCK.sha1(), ScriptOutputType.INTEGER, keyArray, token)
         .whenComplete(
             (result, error) -> {
-              if (error != null && unwrap(error) instanceof RedisNoScriptException) {
-                log.debug(
-                    "node={} does not know script={}, sending it with EVAL", name, script.name());
-                commands
-                    .<Long>eval(script.source(), ScriptOutputType.INTEGER, keyArray, args)
-                    .whenComplete(
-                        (retried, retryError) ->
-                            settle(vote, retried, retryError, LettuceNodeClient::isOne));
-              } else {
+              if (error == null || !(unwrap(error) instanceof RedisNoScriptException)) {
                 settle(vote, result, error, LettuceNodeClient::isOne);
+                return;
               }
+              if (closed) {
+                vote.completeExceptionally(
+                    new ConnectException(
+                        name + " lost its scripts (NOSCRIPT) and this client is closed"));
+                return;
+              }
+              log.debug("node={} lost the release script, sending it with EVAL", name);
+              if (scriptLoadedOn == number) {
+                scriptLoadedOn = -1; // EVAL until the node has it again
+                StatefulRedisConnection<String, String> conn = connection;
+                if (conn != null) {
+                  loadReleaseScript(conn);
+                }
+              }
+              commands
+                  .<Long>eval(Script.UNLOCK.source(), ScriptOutputType.INTEGER, keyArray, token)
+                  .whenComplete(
+                      (retried, retryError) ->
+                          settle(vote, retried, retryError, LettuceNodeClient::isOne));
             });
     return vote;
   }

@@ -115,7 +115,7 @@ public final class LettuceTransport implements NodeTransport {
 
   @Override
   public NodeClient open(NodeSettings node) {
-    String uri = node.uri();
+    String uri = withLowerCaseScheme(node.uri());
     RedisURI redisUri;
     try {
       redisUri = RedisURI.create(uri);
@@ -158,6 +158,20 @@ public final class LettuceTransport implements NodeTransport {
     LettuceNodeClient opened = new LettuceNodeClient(node.name(), client, redisUri, resources);
     opened.connect();
     return opened;
+  }
+
+  /**
+   * {@code uri} with its scheme in lower case, whatever the default locale: Lettuce accepts
+   * only {@code redis} and {@code rediss} as written, while a URI's scheme has no case
+   * ({@code REDISS://} is {@code rediss://}, and under a Turkish locale a plain
+   * {@code toLowerCase()} would make it {@code redıss}).
+   */
+  static String withLowerCaseScheme(String uri) {
+    int end = uri.indexOf("://");
+    if (end <= 0) {
+      return uri;
+    }
+    return uri.substring(0, end).toLowerCase(Locale.ROOT) + uri.substring(end);
   }
 
   @Override

@@ -24,4 +24,18 @@ class LettuceTransportTest {
       transport.close();
     }
   }
+
+  @Test
+  void theSchemeIsLowerCasedBeforeLettuceParsesTheUriUnderATurkishLocale() {
+    Locale before = Locale.getDefault();
+    Locale.setDefault(Locale.forLanguageTag("tr-TR"));
+    try {
+      assertThat(LettuceTransport.withLowerCaseScheme("REDISS://User:PaSS@Host:6380/1"))
+          .isEqualTo("rediss://User:PaSS@Host:6380/1");
+      assertThat(LettuceTransport.withLowerCaseScheme("Redis://h")).isEqualTo("redis://h");
+      assertThat(LettuceTransport.withLowerCaseScheme("not a uri")).isEqualTo("not a uri");
+    } finally {
+      Locale.setDefault(before);
+    }
+  }
 }

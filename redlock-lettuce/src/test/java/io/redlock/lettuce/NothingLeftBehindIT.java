@@ -119,6 +119,60 @@ class NothingLeftBehindIT {
     }
   }
 
+  @Test
+  void aReleaseWrittenBeforeCloseRunsOnANodeThatRefusesScriptLoad() throws Exception {
+    // A least-privilege user without SCRIPT (LOAD): the node never has the release script.
+    servers.command(0, "ACL", "SETUSER", "noload", "on", ">secret", "~*", "&*", "+@all", "-script");
+    String uri = "redis://noload:secret@" + servers.host() + ":" + servers.port(0);
+    LettuceTransport transport = new LettuceTransport();
+    RedlockConfig config = config().nodeTimeout(Duration.ofSeconds(2)).build();
+    try {
+      NodeClient node = transport.open(NodeSettings.of(uri, config));
+      node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertThat(node.lock(List.of("close:noload"), "t", 60_000).toCompletableFuture().get())
+          .isTrue();
+      servers.pause(0);
+      node.unlock(List.of("close:noload"), "t"); // waits in the paused node's socket
+      node.close();
+      servers.resume(0);
+      // By EVALSHA, the node would answer NOSCRIPT to a closed connection, and the key would
+      // stand for its whole ttl of 60 s. By EVAL, written once, it runs on its own.
+      awaitNoLockKeys(0, Duration.ofSeconds(10));
+    } finally {
+      transport.close();
+    }
+  }
+
+  @Test
+  void aReleaseMeetingAnEmptiedScriptCacheRunsOnceThenTheScriptIsLoadedAgain() throws Exception {
+    LettuceTransport transport = new LettuceTransport();
+    RedlockConfig config = config().nodeTimeout(Duration.ofSeconds(2)).build();
+    try (NodeClient node = transport.open(NodeSettings.of(servers.uri(0), config))) {
+      node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      // Answered after the SCRIPT LOAD written first on the connection: the script is loaded.
+      assertThat(node.lock(List.of("close:a"), "a", 60_000).toCompletableFuture().get()).isTrue();
+      servers.command(0, "SCRIPT", "FLUSH");
+      servers.command(0, "CONFIG", "RESETSTAT");
+
+      assertThat(node.unlock(List.of("close:a"), "a").toCompletableFuture().get()).isTrue();
+
+      // Answered NOSCRIPT (nothing ran), then sent once by EVAL, which deleted the key.
+      String stats = (String) servers.command(0, "INFO", "commandstats");
+      assertThat(stats).contains("cmdstat_evalsha:").contains("cmdstat_eval:calls=1,");
+      assertThat(servers.command(0, "EXISTS", "close:a")).isEqualTo(0L);
+
+      // The script was loaded again on the way: the next release goes by EVALSHA alone.
+      assertThat(node.lock(List.of("close:b"), "b", 60_000).toCompletableFuture().get()).isTrue();
+      servers.command(0, "CONFIG", "RESETSTAT");
+      assertThat(node.unlock(List.of("close:b"), "b").toCompletableFuture().get()).isTrue();
+      stats = (String) servers.command(0, "INFO", "commandstats");
+      assertThat(stats).contains("cmdstat_evalsha:calls=1,").doesNotContain("cmdstat_eval:");
+      assertThat(servers.command(0, "EXISTS", "close:b")).isEqualTo(0L);
+    } finally {
+      transport.close();
+    }
+  }
+
   /** Waits, within {@code within}, until node {@code node} holds no key of this test. */
   private void awaitNoLockKeys(int node, Duration within) throws InterruptedException {
     Timing.await("no lock keys left on node " + node, within, () -> lockKeys(node) == 0);

@@ -12,6 +12,7 @@ import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -69,6 +70,44 @@ class TlsIT {
       System.clearProperty("javax.net.ssl.trustStoreType");
     }
     assertThat(servers.command(0, "GET", "tls:resource")).isNull();
+  }
+
+  @Test
+  void schemesInAnyCaseAreAcceptedUnderATurkishLocale() throws Exception {
+    Locale before = Locale.getDefault();
+    // In Turkish, "I".toLowerCase() is a dotless ı: REDISS would become "redıss".
+    Locale.setDefault(Locale.forLanguageTag("tr-TR"));
+    try {
+      // TLS ports, and no trust store: only a client speaking TLS gets as far as refusing the
+      // node's certificate (a URI not taken is refused before any connection).
+      RedlockConfig tls =
+          RedlockConfig.builder()
+              .nodes(
+                  servers.tlsUri(0).replaceFirst("^rediss", "REDISS"),
+                  servers.tlsUri(1).replaceFirst("^rediss", "ReDiSS"),
+                  servers.tlsUri(2))
+              .connectTimeout(Duration.ofSeconds(5))
+              .build();
+      assertThatThrownBy(() -> Redlock.create(tls))
+          .isInstanceOf(RedlockConfigException.class)
+          .hasMessageContaining("refused the connection settings")
+          .hasMessageContaining("PKIX");
+
+      // Plain ports: the same server's other port, where a lease is granted.
+      RedlockConfig plain =
+          RedlockConfig.builder()
+              .nodes(
+                  servers.uri(0).replaceFirst("^redis", "REDIS"),
+                  servers.uri(1).replaceFirst("^redis", "Redis"),
+                  servers.uri(2))
+              .build();
+      try (Redlock redlock = Redlock.create(plain);
+          Lease lease = redlock.acquire("tls:turkish", Duration.ofSeconds(10))) {
+        assertThat(servers.holding("tls:turkish", lease.token())).isGreaterThanOrEqualTo(2);
+      }
+    } finally {
+      Locale.setDefault(before);
+    }
   }
 
   @Test
