@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
+import io.redlock.RedlockEvent;
+import io.redlock.RedlockListener;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
 import java.time.Duration;
@@ -13,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -131,6 +134,43 @@ class RedlockLockProviderIT {
     SimpleLock lock = lock(config(name));
     assertThat(provider.lock(config(name))).isEmpty();
     lock.unlock();
+  }
+
+  @Test
+  void aLockMakesOneAttemptWhateverTheRetrySettings() throws InterruptedException {
+    List<RedlockEvent.AcquireStarted> started = new CopyOnWriteArrayList<>();
+    List<RedlockEvent.AcquireFinished> finished = new CopyOnWriteArrayList<>();
+    RedlockListener attempts =
+        new RedlockListener() {
+          @Override
+          public void acquireStarted(RedlockEvent.AcquireStarted event) {
+            started.add(event);
+          }
+
+          @Override
+          public void acquireFinished(RedlockEvent.AcquireFinished event) {
+            finished.add(event);
+          }
+        };
+    try (Redlock retrying =
+        Redlock.create(
+            RedlockConfig.builder()
+                .nodes(servers.uris())
+                .retryCount(5)
+                .retryDelay(Duration.ofMillis(50))
+                .retryJitter(Duration.ZERO)
+                .listener(attempts)
+                .build())) {
+      String name = name();
+      SimpleLock heldElsewhere = lock(config(name));
+      assertThat(new RedlockLockProvider(retrying).lock(config(name))).isEmpty();
+      Timing.await("the acquisition ended", () -> !finished.isEmpty());
+      assertThat(started).as("acquisitions started").hasSize(1);
+      assertThat(finished).as("acquisitions ended").hasSize(1);
+      assertThat(finished.get(0).outcome()).isEqualTo(RedlockEvent.AcquireOutcome.UNAVAILABLE);
+      assertThat(finished.get(0).attempts()).as("attempts of the one acquisition").isEqualTo(1);
+      heldElsewhere.unlock();
+    }
   }
 
   @Test

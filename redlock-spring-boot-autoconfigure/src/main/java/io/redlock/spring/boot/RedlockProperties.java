@@ -13,8 +13,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * redlock.node-timeout=50ms} both work.
  *
  * <p>The password can be set ({@code redlock.password}) but not read back: this class has no
- * getter for it, so {@code /actuator/configprops} and anything else that reads the bean's
- * properties never sees it, whatever the sanitizing settings of the Spring Boot line.
+ * getter for it, and {@link #getNodes} masks any password written in a node URI, so {@code
+ * /actuator/configprops} and anything else that reads the bean's properties never sees
+ * either, whatever the sanitizing settings of the Spring Boot line.
  *
  * @since 0.1.0
  */
@@ -39,9 +40,23 @@ public class RedlockProperties {
   private boolean fencing;
   private final LockRegistry lockRegistry = new LockRegistry();
 
-  /** The independent Redis masters, as URIs; the {@code Redlock} bean exists only when set. */
+  /**
+   * The independent Redis masters, as URIs; the {@code Redlock} bean exists only when set.
+   * Any password in a URI is masked ({@code redis://user:****@host:6379}): this is what
+   * {@code /actuator/configprops} and anything else that reads the bean's properties shows.
+   * {@link #toConfig} uses the URIs as they were set.
+   *
+   * @return a new list, the URIs masked, or {@code null} if the nodes were set to null
+   */
   public List<String> getNodes() {
-    return nodes;
+    if (nodes == null) {
+      return null;
+    }
+    List<String> shown = new ArrayList<>(nodes.size());
+    for (String node : nodes) {
+      shown.add(node == null ? null : masked(node));
+    }
+    return shown;
   }
 
   /** Sets {@code redlock.nodes}. */
@@ -249,6 +264,27 @@ public class RedlockProperties {
       b.password(password);
     }
     return b;
+  }
+
+  /**
+   * {@code uri} with the password of its user info replaced by {@code ****}: {@code
+   * redis://user:pw@host} and {@code redis://pw@host} (Lettuce reads a lone user info as the
+   * password) become {@code redis://user:****@host} and {@code redis://****@host}. Text with an
+   * {@code @} that is not a URI is masked whole.
+   */
+  static String masked(String uri) {
+    int at = uri.lastIndexOf('@');
+    if (at < 0) {
+      return uri;
+    }
+    int schemeEnd = uri.indexOf("://");
+    if (schemeEnd < 0 || at < schemeEnd) {
+      return "****";
+    }
+    String userInfo = uri.substring(schemeEnd + 3, at);
+    int colon = userInfo.indexOf(':');
+    String user = colon < 0 ? "" : userInfo.substring(0, colon + 1);
+    return uri.substring(0, schemeEnd + 3) + user + "****" + uri.substring(at);
   }
 
   private static <T> T required(String property, T value) {

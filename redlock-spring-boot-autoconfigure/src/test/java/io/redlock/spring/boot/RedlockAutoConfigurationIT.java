@@ -22,8 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.SpringVersion;
 import org.springframework.integration.support.locks.LockRegistry;
 
@@ -99,7 +101,9 @@ class RedlockAutoConfigurationIT {
             "redlock.max-wait=5s",
             "redlock.key-prefix=app:",
             "redlock.auto-extend-threshold=0.6",
-            "redlock.fencing=false",
+            "redlock.username=app",
+            "redlock.fencing=true",
+            "redlock.restart-guard=false",
             "redlock.lock-registry.key=jobs")
         .run(
             context -> {
@@ -117,11 +121,13 @@ class RedlockAutoConfigurationIT {
               assertThat(config.maxWait()).isEqualTo(Duration.ofSeconds(5));
               assertThat(config.keyPrefix()).isEqualTo("app:");
               assertThat(config.autoExtendThreshold()).isEqualTo(0.6);
-              assertThat(config.restartGuard()).isTrue();
+              assertThat(config.username()).isEqualTo("app");
+              assertThat(config.fencing()).isTrue();
+              assertThat(config.restartGuard()).isFalse();
               assertThat(config.listeners()).contains(context.getBean(RedlockNodeStatus.class));
 
-              // A key prefix and max-ttl of their own: the nodes are not declared fresh for them,
-              // so the restart guard holds them back; locking is tested with the defaults.
+              // Every setting differs from its default (the nodes have no user "app", so they
+              // refuse the connection); locking is tested with the defaults.
               assertThat(context).hasSingleBean(RedlockLockProvider.class);
             });
   }
@@ -302,6 +308,38 @@ class RedlockAutoConfigurationIT {
               assertThat(properties.toString()).doesNotContain("s3cret-pw");
             });
   }
+
+  @Test
+  void aPasswordInANodeUriIsMaskedWhenReadBackButReachesTheConfig() {
+    String withPassword = "redis://app:uri-s3cret@127.0.0.1:6390";
+    new ApplicationContextRunner() // the properties alone: these nodes are not reachable
+        .withUserConfiguration(PropertiesOnly.class)
+        .withPropertyValues(
+            "redlock.nodes[0]=" + withPassword,
+            "redlock.nodes[1]=redis://h:1",
+            "redlock.nodes[2]=rediss://:uri-s3cret@h:2/0",
+            "redlock.nodes[3]=redis://uri-s3cret@h:3")
+        .run(
+            context -> {
+              RedlockProperties properties = context.getBean(RedlockProperties.class);
+              assertThat(properties.getNodes())
+                  .containsExactly(
+                      "redis://app:****@127.0.0.1:6390",
+                      "redis://h:1",
+                      "rediss://:****@h:2/0",
+                      "redis://****@h:3");
+              assertThat(properties.toBuilder().build().nodes())
+                  .containsExactly(
+                      withPassword,
+                      "redis://h:1",
+                      "rediss://:uri-s3cret@h:2/0",
+                      "redis://uri-s3cret@h:3");
+            });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @EnableConfigurationProperties(RedlockProperties.class)
+  static class PropertiesOnly {}
 
   private static String stackMessages(Throwable t) {
     StringBuilder b = new StringBuilder();

@@ -159,6 +159,10 @@ public final class RedlockLockRegistry
    * nobody. It is called once per lost lease, on a callback thread of the library, when the
    * loss happens (the holder may still be working), so it may act at once: stop the work, or
    * step down. Whatever it throws is logged and dropped. Each loss is also logged at WARN.
+   *
+   * <p>A {@code LockRegistryLeaderInitiator} on its own steps down only at its next heartbeat
+   * (its {@code yield()} too is read only then); docs/integrations.md ("Leader election")
+   * gives the listener that makes it step down when the loss is reported.
    */
   public void setLossListener(BiConsumer<? super String, ? super LeaseLostException> listener) {
     this.lossListener = listener;

@@ -8,12 +8,14 @@ import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 
 /**
@@ -39,7 +41,24 @@ class SpringIntegrationDocsIT {
 
     @Bean
     LockRegistryLeaderInitiator leaderInitiator(RedlockLockRegistry lockRegistry) {
-      return new LockRegistryLeaderInitiator(lockRegistry);
+      LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(lockRegistry);
+      // Step down when the lease is lost, not at the next heartbeat (see "Leader election")
+      AtomicReference<Thread> selector = new AtomicReference<>();
+      initiator.setTaskExecutor(
+          new SimpleAsyncTaskExecutor(
+              task -> {
+                Thread thread = new Thread(task, "leader-selector");
+                selector.set(thread);
+                return thread;
+              }));
+      lockRegistry.setLossListener(
+          (lockKey, lost) -> {
+            if (lockKey.equals(initiator.getContext().getRole())) {
+              initiator.getContext().yield(); // read when Spring's loop comes round again,
+              selector.get().interrupt(); // so wake it from its sleep between heartbeats
+            }
+          });
+      return initiator;
     }
   }
 
