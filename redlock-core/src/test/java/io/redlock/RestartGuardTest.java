@@ -128,13 +128,57 @@ class RestartGuardTest {
   }
 
   @Test
-  void aStepBeyondTwoMillisecondsIsFlagged() {
+  void anEightMillisecondStepIsFlaggedWhenA200MillisecondTtlIsInUse() {
     SimCluster c = cluster(3);
-    c.time.advance(Duration.ofSeconds(1));
-    c.node(0).jumpClock(Duration.ofMillis(15)); // more than 2 ms + 1 % of the 1 s between probes
+    c.time.advanceInSteps(Duration.ofSeconds(5), Duration.ofSeconds(1)); // the node's rate
+    // a 200 ms lease has a drift margin of 2 ms + 1 % = 4 ms: on a node whose clock steps
+    // 8 ms forward its key would expire 4 ms before the holder stops believing it valid
+    c.node(0).jumpClock(Duration.ofMillis(8));
     c.time.advance(Duration.ofSeconds(1));
     c.node(1).crash();
-    assertThat(c.redlock.acquireAsync("r", TTL)).isCompletedExceptionally();
+    NodeOutcome outcome =
+        failure(c.redlock.acquireAsync("r", Duration.ofMillis(200))).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("jumped forward by at least 8.00 ms");
+  }
+
+  @Test
+  void aStepJustBeyondTheTwoMillisecondToleranceIsFlaggedAndOneWithinItIsNot() {
+    SimCluster c = cluster(3);
+    c.time.advanceInSteps(Duration.ofSeconds(5), Duration.ofSeconds(1));
+    c.node(0).jumpClock(Duration.ofMillis(2)); // the drift margin's floor: within every margin
+    c.node(2).jumpClock(Duration.ofMillis(3));
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(1).crash();
+    List<NodeOutcome> outcomes = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes();
+    assertThat(outcomes.get(0).vote()).isEqualTo(Vote.GRANTED);
+    assertThat(outcomes.get(2).vote()).isEqualTo(Vote.HELD_BACK);
+  }
+
+  @Test
+  void aStepWithinTheProbesRoundTripsIsNotFlagged() {
+    SimCluster c = cluster(3);
+    // each probe of node 0 takes 10 ms: its TIME was read somewhere in those 10 ms, so two
+    // readings can be 10 ms further apart than their midpoints say
+    c.node(0).latency(Duration.ofMillis(10));
+    c.time.advanceInSteps(Duration.ofSeconds(10), Duration.ofSeconds(1));
+    c.node(0).jumpClock(Duration.ofMillis(8)); // cannot be told from the round trips
+    c.time.advanceInSteps(Duration.ofSeconds(2), Duration.ofSeconds(1));
+    c.node(1).crash();
+    CompletableFuture<Lease> attempt = c.redlock.acquireAsync("r", TTL);
+    c.time.advance(Duration.ofMillis(20));
+    assertThat(attempt).isCompleted();
+  }
+
+  @Test
+  void aClockRunningAtExactlyDriftFactorIsNotFlaggedOverALongRun() {
+    SimCluster c = cluster(3);
+    for (int tenth = 0; tenth < 3_000; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1)); // 1 ms per 100 ms: driftFactor, 1 %
+      c.time.advance(Duration.ofMillis(100));
+    }
+    c.node(1).crash();
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
   }
 
   @Test
@@ -149,28 +193,55 @@ class RestartGuardTest {
   }
 
   @Test
-  void aClockFivePercentFastIsFlaggedAndNeverCounts() {
+  void aClockFivePercentFastIsFlaggedByTheRateRuleAndNeverCounts() {
     SimCluster c = cluster(3);
-    for (int second = 0; second < 60; second++) {
-      c.node(0).jumpClock(Duration.ofMillis(50)); // 5 % fast, each second under the step check
-      c.time.advance(Duration.ofSeconds(1));
+    // 5 % fast from the start, in 5 ms pieces every 100 ms: between two probes the clock gains
+    // exactly what its own rate predicts, so the step rule sees no step; only the rate rule,
+    // which judges that rate against driftFactor, can flag it
+    for (int tenth = 0; tenth < 300; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(5));
+      c.time.advance(Duration.ofMillis(100));
     }
     c.node(1).crash();
-    assertThat(failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote())
+        .as("still held back after 30 s, three windows")
         .isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail())
+        .contains("ran ahead by 50 ms in 1000 ms (5.00%, more than driftFactor 1.00%)")
+        .doesNotContain("jumped");
   }
 
   @Test
-  void aStepCutIntoPiecesUnderTheStepCheckIsCaughtByTheBaseline() {
+  void aClockRunningAheadOfDriftFactorInSmallStepsIsCaughtByTheRateRule() {
     SimCluster c = cluster(3);
     for (int second = 0; second < 60; second++) {
-      // 11 ms a second: under the per-probe tolerance (2 ms + 1 % of 1 s), over driftFactor
+      // 11 ms a second, 1.1 %: each second's gain is what its own rate predicts (no step),
+      // and that rate is beyond driftFactor
       c.node(0).jumpClock(Duration.ofMillis(11));
       c.time.advance(Duration.ofSeconds(1));
     }
     c.node(1).crash();
-    assertThat(failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
-        .isEqualTo(Vote.HELD_BACK);
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("more than driftFactor");
+  }
+
+  @Test
+  void aClockThatRanSlowAndThenStepsForwardIsFlagged() {
+    SimCluster c = cluster(3);
+    for (int second = 0; second < 10; second++) {
+      c.node(0).jumpClock(Duration.ofMillis(-5)); // 0.5 % slow: harmless on its own
+      c.time.advance(Duration.ofSeconds(1));
+    }
+    // 4 ms forward in 1 s is only 0.4 % of the interval, but 9 ms beyond the node's own rate:
+    // a lease taken just before it loses 9 ms at once
+    c.node(0).jumpClock(Duration.ofMillis(-5 + 9));
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(1).crash();
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("jumped forward");
   }
 
   @Test

@@ -78,4 +78,36 @@ final class GuardRules {
       long serverDelta, long localDelta, long uncertaintyNanos, long allowanceNanos) {
     return serverDelta - localDelta - uncertaintyNanos - 2 * TIME_RESOLUTION_NANOS > allowanceNanos;
   }
+
+  /**
+   * The smallest forward step of a node's clock between two readings that is consistent with
+   * them, in nanoseconds (negative when none is certain), or {@link Long#MIN_VALUE} when the
+   * node's rate is not known yet.
+   *
+   * <p>The node's rate is measured over a baseline that ends at the first of the two readings:
+   * its {@code TIME} advanced by {@code baseServerDelta} while our monotonic clock advanced by
+   * {@code baseLocalDelta}, each end uncertain as in {@link #ranAhead} ({@code
+   * baseUncertaintyNanos} in all). The largest rate consistent with that is {@code
+   * (baseServerDelta + resolution) / (baseLocalDelta - baseUncertaintyNanos)}; if the clock kept
+   * that rate over the interval ({@code serverDelta} against {@code localDelta}, uncertain by
+   * {@code uncertaintyNanos}), whatever the node's clock gained beyond it is a step. The rate
+   * is the node's own, whatever it is (a clock running slow and then stepping forward is seen),
+   * and it replaces any allowance for drift: only the round trips' uncertainty is given to the
+   * node. Judging the rate against {@code driftFactor} is {@link #ranAhead}'s business.
+   */
+  public static long leastStep(
+      long baseServerDelta,
+      long baseLocalDelta,
+      long baseUncertaintyNanos,
+      long serverDelta,
+      long localDelta,
+      long uncertaintyNanos) {
+    long baseShortest = baseLocalDelta - baseUncertaintyNanos;
+    if (baseShortest <= 0 || localDelta <= 0) {
+      return Long.MIN_VALUE;
+    }
+    double fastestRate = (double) (baseServerDelta + TIME_RESOLUTION_NANOS) / baseShortest;
+    double longest = (double) localDelta + uncertaintyNanos;
+    return (long) Math.floor(serverDelta - TIME_RESOLUTION_NANOS - fastestRate * longest);
+  }
 }

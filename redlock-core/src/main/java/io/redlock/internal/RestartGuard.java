@@ -32,14 +32,15 @@ import org.slf4j.LoggerFactory;
  *   <li>A new {@code run_id} is a new process. Redis computes its uptime from its wall
  *       clock, which may have stepped, so its start is taken as no earlier than the last
  *       answer of the old process.
- *   <li>The node's {@code TIME} is compared with the monotonic clock between consecutive
- *       probes (a step beyond the smallest drift margin, 2 ms, plus the drift allowed for the
- *       interval) and over long baselines: since the first probe of the process, and over a
- *       sliding window of one to two minutes (a rate beyond {@code driftFactor}). A step cut
- *       into small pieces adds up in the baselines. The round trips bound the uncertainty,
- *       so a short baseline flags only a large excess. A flagged node is held back as if it
- *       had restarted then, and neither marker nor persistence lets it count at once while
- *       this process runs.
+ *   <li>The node's {@code TIME} is compared with the monotonic clock (the clock rules of
+ *       docs/safety.md). Rate: over long baselines (since the first probe of the process, and
+ *       a sliding window of one to two minutes), a clock that ran ahead by more than {@code
+ *       driftFactor} is flagged. Step: between consecutive probes, a clock that gained more
+ *       than {@link #STEP_TOLERANCE_NANOS} beyond what its own rate over the sliding window
+ *       predicts is flagged. Each reading is only known to lie within its probe's round trip,
+ *       and the rules flag only what lies beyond that uncertainty. A flagged node is held back
+ *       as if it had restarted then, and neither marker nor persistence lets it count at once
+ *       while this process runs.
  *   <li>A node that refuses the probe (an ACL without {@code INFO} or {@code TIME}, a proxy)
  *       never counts; it is named once at WARN, and in the detail of its votes.
  * </ul>
@@ -62,7 +63,12 @@ final class RestartGuard {
   /** The sliding baseline of the clock check spans one to two of these. */
   static final long WINDOW_NANOS = 60_000_000_000L;
 
-  /** The smallest drift margin in use: a step within it cannot shorten any lease. */
+  /**
+   * The largest forward step of a node's clock that is not flagged: the drift margin's floor,
+   * 2 ms. A lease's drift margin is this floor plus {@code driftFactor} of its ttl; the second
+   * part is spent by a clock running up to {@code driftFactor} fast (the rate rule), so the
+   * floor is what is left for a step, for every ttl, the shortest included.
+   */
   static final long STEP_TOLERANCE_NANOS = Validity.DRIFT_FLOOR_NANOS;
 
   private static final int UNKNOWN = 0;
@@ -89,6 +95,7 @@ final class RestartGuard {
   private final String[] runIds;
   private final long[] lastAnswer;
   private final boolean[] tainted;
+  private final String[] clockFlag;
   private final Reading[] last;
   private final Reading[] anchor;
   private final Reading[] windowStart;
@@ -141,6 +148,7 @@ final class RestartGuard {
     this.runIds = new String[n];
     this.lastAnswer = new long[n];
     this.tainted = new boolean[n];
+    this.clockFlag = new String[n];
     this.last = new Reading[n];
     this.anchor = new Reading[n];
     this.windowStart = new Reading[n];
@@ -276,12 +284,17 @@ final class RestartGuard {
     }
     long up = time.nanoTime() - startedAt.get(index);
     long window = windowNanos.get();
+    String flag;
+    synchronized (this) {
+      flag = clockFlag[index];
+    }
     return "restart guard: up for "
         + Durations.formatNanos(up)
         + " of "
         + Durations.formatNanos(window)
         + ", counts in "
-        + Durations.formatNanos(Math.max(0, window - up));
+        + Durations.formatNanos(Math.max(0, window - up))
+        + (flag != null ? " (its clock " + flag + ")" : "");
   }
 
   /**
@@ -535,6 +548,7 @@ final class RestartGuard {
       }
       startedAt.set(index, start);
       tainted[index] = false;
+      clockFlag[index] = null;
       anchor[index] = now;
       windowStart[index] = now;
       windowNext[index] = null;
@@ -571,35 +585,53 @@ final class RestartGuard {
   }
 
   /**
-   * Compares the node's clock with ours: since the last probe (a step), since the first probe
-   * of this process and over the sliding window (a rate). Redis expires keys by its wall
-   * clock: a clock that leapt forward or runs fast expired keys early, as a restart would
-   * have forgotten them.
+   * Compares the node's clock with ours: over the baselines since the first probe of this
+   * process and over the sliding window (a rate beyond {@code driftFactor}), then since the
+   * last probe against the node's own rate over the sliding window (a step beyond {@link
+   * #STEP_TOLERANCE_NANOS}). Redis expires keys by its wall clock: a clock that leapt forward
+   * or runs fast expired keys early, as a restart would have forgotten them.
    */
   private void checkClock(int index, String name, Reading now, long received) {
     Reading previous = last[index];
     String flagged = null;
-    if (previous != null && ranAhead(previous, now, STEP_TOLERANCE_NANOS)) {
-      flagged =
-          "jumped forward by "
-              + Durations.formatNanos(excess(previous, now))
-              + " in "
-              + Durations.formatNanos(now.local() - previous.local());
-    } else if (ranAhead(anchor[index], now, 0) || ranAhead(windowStart[index], now, 0)) {
-      Reading base = ranAhead(anchor[index], now, 0) ? anchor[index] : windowStart[index];
-      long elapsed = now.local() - base.local();
+    Reading fast =
+        ranAhead(anchor[index], now)
+            ? anchor[index]
+            : ranAhead(windowStart[index], now) ? windowStart[index] : null;
+    if (fast != null) {
+      long elapsed = now.local() - fast.local();
       flagged =
           String.format(
               Locale.ROOT,
-              "ran ahead by %s in %s (%.2f%%, more than" + " driftFactor %.2f%%)",
-              Durations.formatNanos(excess(base, now)),
+              "ran ahead by %s in %s (%.2f%%, more than driftFactor %.2f%%)",
+              Durations.formatNanos(excess(fast, now)),
               Durations.formatNanos(elapsed),
-              100.0 * excess(base, now) / elapsed,
+              100.0 * excess(fast, now) / elapsed,
               100.0 * driftFactor);
+    } else if (previous != null) {
+      Reading base = windowStart[index];
+      long step =
+          GuardRules.leastStep(
+              previous.server() - base.server(),
+              previous.local() - base.local(),
+              uncertainty(base, previous),
+              now.server() - previous.server(),
+              now.local() - previous.local(),
+              uncertainty(previous, now));
+      if (step > STEP_TOLERANCE_NANOS) {
+        flagged =
+            String.format(
+                Locale.ROOT,
+                "jumped forward by at least %.2f ms in %s beyond its own rate (more than %s)",
+                step / 1e6,
+                Durations.formatNanos(now.local() - previous.local()),
+                Durations.formatNanos(STEP_TOLERANCE_NANOS));
+      }
     }
     if (flagged != null) {
       startedAt.set(index, received);
       tainted[index] = true;
+      clockFlag[index] = flagged;
       anchor[index] = now;
       windowStart[index] = now;
       windowNext[index] = null;
@@ -621,17 +653,22 @@ final class RestartGuard {
     }
   }
 
-  private boolean ranAhead(Reading from, Reading to, long fixedAllowance) {
+  /** Whether the node's clock certainly ran ahead of ours by more than {@code driftFactor}. */
+  private boolean ranAhead(Reading from, Reading to) {
     long localDelta = to.local() - from.local();
     if (localDelta <= 0) {
       return false;
     }
-    long uncertainty = from.roundTrip() / 2 + to.roundTrip() / 2 + 2;
     return GuardRules.ranAhead(
         to.server() - from.server(),
         localDelta,
-        uncertainty,
-        fixedAllowance + (long) (localDelta * driftFactor));
+        uncertainty(from, to),
+        (long) (localDelta * driftFactor));
+  }
+
+  /** How far apart on our clock two readings may really have been, beyond their midpoints. */
+  private static long uncertainty(Reading from, Reading to) {
+    return from.roundTrip() / 2 + to.roundTrip() / 2 + 2;
   }
 
   private static long excess(Reading from, Reading to) {

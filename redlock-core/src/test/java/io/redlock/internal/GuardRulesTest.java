@@ -80,6 +80,43 @@ class GuardRulesTest {
   }
 
   @Test
+  void leastStepMeasuresAStepAgainstTheNodesOwnRate() {
+    long second = 1_000_000_000L;
+    long ms = 1_000_000L;
+    long us = 1_000L;
+    // a perfect clock over a 60 s baseline, then 8 ms more than 1 s in 1 s: a step of 8 ms,
+    // less the TIME resolution and the rate's uncertainty (1 µs in 60 s)
+    long step = GuardRules.leastStep(60 * second, 60 * second, 0, second + 8 * ms, second, 0);
+    assertThat(step).isBetween(8 * ms - 3 * us, 8 * ms);
+    // 5 % fast all along: no step, however far beyond driftFactor the rate is
+    assertThat(GuardRules.leastStep(63 * second, 60 * second, 0, second + 50 * ms, second, 0))
+        .isLessThanOrEqualTo(0);
+    // 0.5 % slow, then 1 s gains 1.004 s: 9 ms beyond its own rate
+    assertThat(
+            GuardRules.leastStep(
+                60 * second - 300 * ms, 60 * second, 0, second + 4 * ms, second, 0))
+        .isBetween(9 * ms - 3 * us, 9 * ms);
+  }
+
+  @Test
+  void leastStepGivesTheNodeTheRoundTripsAndTheRatesUncertainty() {
+    long second = 1_000_000_000L;
+    long ms = 1_000_000L;
+    // 10 ms of round trip across the interval hide an 8 ms step
+    assertThat(
+            GuardRules.leastStep(
+                60 * second, 60 * second, 10 * ms, second + 8 * ms, second, 10 * ms))
+        .isLessThanOrEqualTo(0);
+    // over a 1 s baseline, 10 ms of uncertainty make the rate up to 1 % faster: 10 ms more
+    assertThat(GuardRules.leastStep(second, second, 10 * ms, second + 20 * ms, second, 0))
+        .isLessThan(10 * ms)
+        .isGreaterThan(9 * ms);
+    // a baseline no longer than its uncertainty says nothing of the rate
+    assertThat(GuardRules.leastStep(5 * ms, 5 * ms, 5 * ms, second + 100 * ms, second, 0))
+        .isEqualTo(Long.MIN_VALUE);
+  }
+
+  @Test
   void everyEvictionPolicyWithAMemoryLimitMayEvictLockKeys() {
     assertThat(new NodeInfo.Memory(0, "allkeys-lru").mayEvict()).isFalse();
     assertThat(new NodeInfo.Memory(1_000_000, "noeviction").mayEvict()).isFalse();

@@ -26,6 +26,15 @@ record Schedule(
 
   static final long MS = 1_000_000L;
 
+  /** The rate of the fast clocks of {@link SimulationMode#fastClocks}: 5% fast. */
+  static final double FAST_CLOCK_RATE = 1.05;
+
+  /**
+   * When the workload starts in {@link SimulationMode#fastClocks}: after each client's second
+   * probe of every node (a second after it started), so that the guard has seen two readings.
+   */
+  static final long FAST_CLOCKS_START_NANOS = 1_200 * MS;
+
   /** A client: clock rate and origin, operations, and work and think times (its own clock). */
   record ClientSpec(
       double rate,
@@ -72,6 +81,13 @@ record Schedule(
       nodes.add(
           new NodeSpec(1 + rho, 1_600_000_000_000_000_000L + random.nextInt(1 << 30) * 1_000_000L));
     }
+    if (mode.fastClocks()) {
+      List<Integer> order = shuffled(nodeCount, random);
+      for (int i = 0; i < (nodeCount - 1) / 2; i++) {
+        NodeSpec slow = nodes.get(order.get(i));
+        nodes.set(order.get(i), new NodeSpec(FAST_CLOCK_RATE, slow.clockOffset()));
+      }
+    }
 
     List<ClientSpec> clients = new ArrayList<>();
     for (int i = 0; i < clientCount; i++) {
@@ -85,9 +101,10 @@ record Schedule(
           new ClientSpec(
               1 + rho,
               random.nextLong(),
-              1 + random.nextInt(3),
-              (long) (random.nextDouble() * 300 * MS),
-              safe ? 0 : ttl / 2,
+              (mode.fastClocks() ? 4 : 1) + random.nextInt(3),
+              (mode.fastClocks() ? FAST_CLOCKS_START_NANOS : 0)
+                  + (long) (random.nextDouble() * 300 * MS),
+              safe ? 0 : mode.fastClocks() ? ttl * 9 / 10 : ttl / 2,
               safe ? ttl * 11 / 10 : ttl,
               safe ? 200 * MS : 50 * MS));
     }
@@ -125,6 +142,24 @@ record Schedule(
       }
       case DRIFT_BEYOND_BOUND, FENCED_WITHOUT_CONFIRMATION ->
           network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
+      case FAST_CLOCKS_GUARD_OFF, FAST_CLOCKS_GUARD_ON -> {
+        network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
+        // While a node with a good clock is down, leases are held on just a majority that
+        // includes the fast nodes; it comes back, with its keys, lacking those leases.
+        int down = -1;
+        for (int i = 0; i < nodeCount; i++) {
+          if (nodes.get(i).rate() != FAST_CLOCK_RATE) {
+            down = i;
+            break;
+          }
+        }
+        faults.add(
+            new Fault(
+                down,
+                FaultKind.CRASH_THEN_RECOVER_WITH_KEYS,
+                (long) uniform(random, FAST_CLOCKS_START_NANOS, 2 * FAST_CLOCKS_START_NANOS),
+                (long) uniform(random, 300 * MS, 1_500 * MS)));
+      }
       case RESTARTS_GUARD_OFF,
           RESTARTS_GUARD_ON,
           FRESH_MARKER_RESTARTS,
@@ -160,6 +195,15 @@ record Schedule(
         network,
         List.copyOf(faults),
         List.copyOf(pauses));
+  }
+
+  private static List<Integer> shuffled(int count, Random random) {
+    List<Integer> order = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      order.add(i);
+    }
+    java.util.Collections.shuffle(order, random);
+    return order;
   }
 
   private static double uniform(Random random, double from, double to) {

@@ -55,7 +55,20 @@ enum SimulationMode {
    * {@code init} on them: nodes that lost their counters are trusted again, breaking the rule
    * that keeps a node that lost state out of fencing. Tokens go back.
    */
-  FENCED_INIT_FORCED(true);
+  FENCED_INIT_FORCED(true),
+  /**
+   * A minority of nodes have clocks running {@link Schedule#FAST_CLOCK_RATE} fast, for their
+   * {@code TIME} and their keys' expiry alike (beyond the drift factor, 1%), with the restart
+   * guard off: their keys expire early, and a client holding a lease on just a majority that
+   * includes them may lose it to another.
+   */
+  FAST_CLOCKS_GUARD_OFF(false),
+  /**
+   * The same clocks with the restart guard on. The workload starts once every client has
+   * probed each node twice (the rate rule needs two readings): the guard then holds the fast
+   * nodes back for good, and the others, a majority, grant every lease.
+   */
+  FAST_CLOCKS_GUARD_ON(true);
 
   final boolean restartGuard;
 
@@ -80,6 +93,11 @@ enum SimulationMode {
   /** Whether an operator forces {@code init} on nodes right after they restart empty. */
   boolean initForcedAfterRestarts() {
     return this == INIT_FORCED_ON_A_USED_CLUSTER || this == FENCED_INIT_FORCED;
+  }
+
+  /** Whether a minority of nodes run {@link Schedule#FAST_CLOCK_RATE} fast. */
+  boolean fastClocks() {
+    return this == FAST_CLOCKS_GUARD_OFF || this == FAST_CLOCKS_GUARD_ON;
   }
 
   /** Whether the schedule draws every fault of {@link #SAFE}. */

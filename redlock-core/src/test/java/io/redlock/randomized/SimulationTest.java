@@ -31,6 +31,12 @@ class SimulationTest {
   /** The control for the restart guard: the same restarts, more schedules. */
   private static final int CONTROL_SCHEDULES = 2_000;
 
+  /**
+   * Fast clocks, with and without the guard: their clients work longer, and with the guard on
+   * they wait out a node's crash for want of a majority, so fewer schedules keep the run short.
+   */
+  private static final int FAST_CLOCK_SCHEDULES = 500;
+
   /** Fenced leases under every fault, as many schedules as the safe mode. */
   private static final int FENCED_SCHEDULES = SCHEDULES;
 
@@ -132,6 +138,27 @@ class SimulationTest {
         SimulationRunner.run(SimulationMode.FENCED_INIT_FORCED, BASE_SEED, NON_VACUITY_SCHEDULES);
     System.out.println(summary.describe());
     assertThat(summary.tokenFailingSchedules()).as("schedules whose tokens went back").isPositive();
+  }
+
+  @Test
+  void nodeClocksRunningFastWithoutTheRestartGuardAreCaught() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.FAST_CLOCKS_GUARD_OFF, BASE_SEED, FAST_CLOCK_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as("violations found with 5% fast clocks").isPositive();
+    assertThat(summary.failures().get(0).violations()).isNotEmpty();
+    System.out.println("first found:\n" + failureMessage(summary));
+  }
+
+  @Test
+  void theSameFastClocksWithTheRestartGuardAreHeldBackAndKeepMutualExclusion() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.FAST_CLOCKS_GUARD_ON, BASE_SEED, FAST_CLOCK_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+    assertThat(summary.commits())
+        .as("the majority with good clocks grants leases")
+        .isGreaterThan(FAST_CLOCK_SCHEDULES);
   }
 
   @Test
