@@ -2,6 +2,7 @@ package io.redlock.internal;
 
 import io.redlock.RedlockConfigException;
 import io.redlock.internal.GuardRules.AtOnce;
+import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.net.ConnectException;
@@ -42,6 +43,11 @@ import org.slf4j.LoggerFactory;
  *       this process runs.
  *   <li>A node that refuses the probe (an ACL without {@code INFO} or {@code TIME}, a proxy)
  *       never counts; it is named once at WARN, and in the detail of its votes.
+ *   <li>Each probe also raises this client's entry in the cluster's max-ttl register
+ *       ({@link NodeClient#raiseMaxTtl}) for {@link #holdMillis}: the window is the longest
+ *       live value read from any node, and a node counts for this client only while its own
+ *       entry there is known to outlast a lease granted now. So a departed client's longer
+ *       value lapses only after its leases ended, and then no longer widens the window.
  * </ul>
  *
  * <p>The checks: two nodes with the same {@code run_id} are one server reached twice, and a
@@ -62,6 +68,17 @@ final class RestartGuard {
   /** The sliding baseline of the clock check spans one to two of these. */
   static final long WINDOW_NANOS = 60_000_000_000L;
 
+  /**
+   * How long after this client's last confirmed raise of a node's max-ttl register the node
+   * still counts for it: its entry is raised to outlast any lease by this much, so a few failed
+   * probes (each a second apart) do not take the node out, and a longer gap does.
+   */
+  static final long REGISTER_SLACK_NANOS = 5_000_000_000L;
+
+  private static final int REGISTER_NOT_CONFIRMED = 0;
+  private static final int REGISTER_CONFIRMED = 1;
+  private static final int NO_REGISTER = 2;
+
   /** The smallest drift margin in use: a step within it cannot shorten any lease. */
   static final long STEP_TOLERANCE_NANOS = Validity.DRIFT_FLOOR_NANOS;
 
@@ -76,12 +93,21 @@ final class RestartGuard {
   private final TimeSource time;
   private final boolean holdBackRestarts;
   private final long ownMaxTtlMillis;
+  private final long ownWindowNanos;
+  private final long holdMillis;
+  private final AtomicIntegerArray registerState;
+  private final AtomicLongArray registerCovered;
+  private final long[] seenMaxTtl;
+  private final long[] seenUntil;
+  private final boolean[] seenForever;
+  private final String[] registerRefusal;
+  private final boolean[] registerRefusalLogged;
   private final AtomicLong clusterMaxTtlMillis;
   private final AtomicLong windowNanos;
   private final double driftFactor;
   private final String markerKey;
   private final String maxTtlKey;
-  private volatile boolean widenedLogged;
+  private boolean widenedLogged; // guarded by this
   private final AtomicIntegerArray standing;
   private final AtomicLongArray startedAt;
   private final AtomicIntegerArray atOnce;
@@ -130,7 +156,9 @@ final class RestartGuard {
     this.ownMaxTtlMillis = maxTtlMillis;
     this.clusterMaxTtlMillis = new AtomicLong(maxTtlMillis);
     this.driftFactor = driftFactor;
-    this.windowNanos = new AtomicLong(window(maxTtlMillis));
+    this.ownWindowNanos = window(maxTtlMillis);
+    this.windowNanos = new AtomicLong(ownWindowNanos);
+    this.holdMillis = holdMillis(maxTtlMillis, driftFactor);
     this.markerKey = markerKey;
     this.maxTtlKey = maxTtlKey;
     int n = nodes.size();
@@ -152,7 +180,28 @@ final class RestartGuard {
     this.epochs = new AtomicIntegerArray(n);
     this.heldBackLogged = new boolean[n];
     this.probedOnce = new boolean[n];
+    this.registerState = new AtomicIntegerArray(n);
+    this.registerCovered = new AtomicLongArray(n);
+    this.seenMaxTtl = new long[n];
+    this.seenUntil = new long[n];
+    this.seenForever = new boolean[n];
+    this.registerRefusal = new String[n];
+    this.registerRefusalLogged = new boolean[n];
     this.firstProbesLeft = n;
+  }
+
+  /**
+   * How long a client with {@code maxTtlMillis} asks its entry in the max-ttl register to
+   * last, by the node's clock, with each raise: its window ({@code maxTtl} plus drift) plus
+   * {@link #REGISTER_SLACK_NANOS}, stretched by {@code driftFactor} for a node clock that runs
+   * fast, plus a millisecond for the node's rounding.
+   */
+  static long holdMillis(long maxTtlMillis, double driftFactor) {
+    long nanos =
+        maxTtlMillis * 1_000_000L
+            + Validity.driftNanos(maxTtlMillis, driftFactor)
+            + REGISTER_SLACK_NANOS;
+    return (long) Math.ceil(nanos * (1 + driftFactor) / 1_000_000.0) + 1;
   }
 
   /**
@@ -174,9 +223,10 @@ final class RestartGuard {
   }
 
   /**
-   * How long a restarted node is held back, in nanoseconds: the longest {@code maxTtl} seen
+   * How long a restarted node is held back, in nanoseconds: the longest live {@code maxTtl}
    * (this client's, or a larger one in the cluster's register) plus its drift margin. It
-   * never shrinks.
+   * shrinks back once the larger value lapsed from the register (its client stopped raising
+   * it and its leases are over).
    */
   public long windowNanos() {
     return windowNanos.get();
@@ -200,9 +250,25 @@ final class RestartGuard {
     if (!holdBackRestarts) {
       return true;
     }
-    return state == KNOWN
+    if (state != KNOWN) {
+      return false;
+    }
+    long now = time.nanoTime();
+    return registerCovers(index, now)
         && (atOnce.get(index) != AtOnce.NO.ordinal()
-            || time.nanoTime() - startedAt.get(index) >= windowNanos.get());
+            || now - startedAt.get(index) >= windowNanos.get());
+  }
+
+  /**
+   * Whether this client's entry in node {@code index}'s max-ttl register is known to outlast
+   * any lease granted now ({@code maxTtl} plus drift from now): only then may the node's votes
+   * count for this client, so that other clients keep waiting out this client's leases after
+   * it is gone (see docs/safety.md). A transport without a register is not asked.
+   */
+  private boolean registerCovers(int index, long now) {
+    int register = registerState.get(index);
+    return register == NO_REGISTER
+        || (register == REGISTER_CONFIRMED && registerCovered.get(index) - now >= ownWindowNanos);
   }
 
   /**
@@ -213,7 +279,7 @@ final class RestartGuard {
     if (counts(index)) {
       return 0;
     }
-    if (standing.get(index) != KNOWN) {
+    if (standing.get(index) != KNOWN || !registerCovers(index, time.nanoTime())) {
       return -1;
     }
     return Math.max(0, windowNanos.get() - (time.nanoTime() - startedAt.get(index)));
@@ -274,6 +340,16 @@ final class RestartGuard {
           ? "restart guard: the node refused its probe (" + refused + "); grant INFO and TIME"
           : "restart guard: not probed since it was (re)connected";
     }
+    if (!registerCovers(index, time.nanoTime())) {
+      String refused;
+      synchronized (this) {
+        refused = registerRefusal[index];
+      }
+      return "restart guard: this client's entry in the node's max-ttl register is not"
+          + " confirmed for its maxTtl"
+          + (refused != null ? " (the raise failed: " + refused + ")" : "")
+          + "; it counts again at the next successful probe";
+    }
     long up = time.nanoTime() - startedAt.get(index);
     long window = windowNanos.get();
     return "restart guard: up for "
@@ -314,6 +390,9 @@ final class RestartGuard {
   }
 
   private void tick() {
+    synchronized (this) {
+      recomputeWindow(time.nanoTime()); // a value from a node no longer answering may lapse
+    }
     for (int i = 0; i < nodes.size(); i++) {
       // Without the guard, only nodes never reached need probing: for the start-up checks.
       if (holdBackRestarts || runIdOf(i) == null) {
@@ -332,6 +411,8 @@ final class RestartGuard {
     // probe says which process it is. A probe already in flight may be answered by the old
     // process: the epoch makes its answer void.
     epochs.incrementAndGet(index);
+    // The entry this client raised may be gone with the process: confirm it again first.
+    registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
     if (standing.compareAndSet(index, KNOWN, UNKNOWN)) {
       log.debug("node={} disconnected: held back until probed", nodes.get(index).name());
     }
@@ -350,20 +431,17 @@ final class RestartGuard {
     CompletableFuture<NodeInfo> reply = call(() -> node.info(markerKey));
     // The register is raised with the same probe, so that the window is known to be the
     // cluster's before the answer can make the node count.
-    CompletableFuture<Long> raised =
+    CompletableFuture<Void> raised =
         holdBackRestarts
-            ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis))
-                .handle((held, error) -> error == null ? held : null)
+            ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis, holdMillis))
+                .handle(
+                    (held, error) -> {
+                      raisedRegister(index, epoch, sent, held, error);
+                      return null;
+                    })
             : CompletableFuture.completedFuture(null);
     reply
-        .thenCombine(
-            raised,
-            (info, held) -> {
-              if (held != null) {
-                widen(held);
-              }
-              return info;
-            })
+        .thenCombine(raised, (info, ignored) -> info)
         .whenComplete((info, error) -> probed(index, epoch, sent, info, error));
   }
 
@@ -377,29 +455,112 @@ final class RestartGuard {
   }
 
   /**
-   * Another client of the cluster uses a longer {@code maxTtl}: its leases may outlive our
-   * window, so the window grows to cover them (never shrinks), and the mismatch is said once.
+   * Takes in the answer to a raise of node {@code index}'s max-ttl register: how long this
+   * client's own entry is known to last there (it counts the node only while that outlasts a
+   * lease granted now), and the longest value in the register with its time left, which sets
+   * the window while it lasts.
    */
-  private void widen(long heldMillis) {
-    if (heldMillis > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
-      // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
-      // freeze the cluster.
-      log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", heldMillis);
+  private void raisedRegister(
+      int index, int epoch, long sent, MaxTtlRegister held, Throwable error) {
+    long received = time.nanoTime();
+    String name = nodes.get(index).name();
+    synchronized (this) {
+      if (error != null) {
+        Throwable cause = Futures.unwrap(error);
+        if (cause instanceof UnsupportedOperationException) {
+          registerState.set(index, NO_REGISTER);
+        } else if (isRefusal(cause)) {
+          registerRefusal[index] = oneLine(cause);
+          if (!registerRefusalLogged[index]) {
+            registerRefusalLogged[index] = true;
+            log.warn(
+                "node={} refused the raise of the max-ttl register ({}): it does not count"
+                    + " while the guard is on; allow EVAL, and GET, SET and TIME inside"
+                    + " scripts, on key {} (see docs/production.md)",
+                name,
+                registerRefusal[index],
+                maxTtlKey);
+          }
+        } else {
+          log.debug("node={} max-ttl register not raised: {}", name, cause.toString());
+        }
+        return;
+      }
+      registerRefusal[index] = null;
+      if (epoch == epochs.get(index)) {
+        // Our entry lapses no earlier than hold after the node ran the script (after we
+        // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
+        registerCovered.set(
+            index, sent + (long) (holdMillis * 1_000_000.0 / (1 + driftFactor)) - 1_000_000L);
+        registerState.set(index, REGISTER_CONFIRMED);
+        if (epoch != epochs.get(index)) {
+          registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
+        }
+      }
+      seenMaxTtl[index] = held.maxTtlMillis();
+      seenForever[index] = held.remainingMillis() < 0;
+      // Kept a drift margin longer than the node says: a slow node clock keeps it longer.
+      seenUntil[index] =
+          received + (long) (held.remainingMillis() * 1_000_000.0 * (1 + driftFactor));
+      recomputeWindow(received);
+    }
+  }
+
+  /**
+   * The window from the longest live value read from any node's register (never less than
+   * this client's own): it grows at once when another client's longer value is read, and
+   * shrinks once that value lapsed (its client stopped raising it, and its leases are over).
+   */
+  private void recomputeWindow(long now) {
+    long longest = ownMaxTtlMillis;
+    for (int i = 0; i < seenMaxTtl.length; i++) {
+      long value = seenMaxTtl[i];
+      if (value <= longest || (!seenForever[i] && seenUntil[i] - now <= 0)) {
+        continue;
+      }
+      if (value > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
+        // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
+        // freeze the cluster.
+        log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", value);
+        continue;
+      }
+      longest = value;
+    }
+    long before = clusterMaxTtlMillis.getAndSet(longest);
+    if (longest == before) {
       return;
     }
-    long before = clusterMaxTtlMillis.getAndAccumulate(heldMillis, Math::max);
-    if (heldMillis > before) {
-      windowNanos.accumulateAndGet(window(heldMillis), Math::max);
-      if (!widenedLogged) {
-        widenedLogged = true;
-        log.warn(
-            "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
-                + " restarted nodes are held back for the longer one; set the same maxTtl on"
-                + " every client",
-            heldMillis,
-            ownMaxTtlMillis);
-      }
+    windowNanos.set(window(longest));
+    if (longest > ownMaxTtlMillis && !widenedLogged) {
+      widenedLogged = true;
+      log.warn(
+          "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
+              + " restarted nodes are held back for the longer one while it raises the"
+              + " register; set the same maxTtl on every client",
+          longest,
+          ownMaxTtlMillis);
+    } else if (longest < before) {
+      log.info(
+          "the longest maxTtl in the cluster's register is now {} ms (was {} ms): restarted"
+              + " nodes are held back for {}",
+          longest,
+          before,
+          Durations.formatNanos(window(longest)));
     }
+  }
+
+  private static boolean isRefusal(Throwable cause) {
+    if (cause instanceof ConnectException
+        || cause instanceof TimeoutException
+        || cause instanceof java.io.IOException) {
+      return false;
+    }
+    String upper = String.valueOf(cause.getMessage()).toUpperCase(Locale.ROOT);
+    return upper.contains("NOPERM") || upper.contains("ERR") || upper.contains("UNKNOWN");
+  }
+
+  private static String oneLine(Throwable cause) {
+    return String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
   }
 
   private void probed(int index, int epoch, long sent, NodeInfo info, Throwable error) {

@@ -141,13 +141,17 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
-   * Raises the number at {@code key} to {@code maxTtlMillis} unless it holds a larger one
-   * (no expiry), atomically, and answers the number it holds afterwards: the longest
-   * {@code maxTtl} of the clients that wrote it. The restart guard calls it with every probe.
-   * A transport that cannot answers with a failed stage; the guard then uses its own
+   * Raises this client's value in the max-ttl register at {@code key}, atomically: the
+   * register keeps one value per {@code maxTtl}, each with its own expiry. The caller's value
+   * {@code maxTtlMillis} is kept for at least {@code holdMillis} from now (by the node's
+   * clock; a later expiry is not shortened); other values are left as they are, and values
+   * whose expiry passed are dropped. Answers the longest live value and its time left. The
+   * restart guard calls it with every probe. A transport that cannot answers with a failed
+   * stage of {@link UnsupportedOperationException}; the guard then uses its own
    * {@code maxTtl} only.
    */
-  default CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+  default CompletionStage<MaxTtlRegister> raiseMaxTtl(
+      String key, long maxTtlMillis, long holdMillis) {
     return java.util.concurrent.CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport has no max-ttl register"));
   }

@@ -13,6 +13,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.RedlockConfigException;
+import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.net.ConnectException;
@@ -317,7 +318,8 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+  public CompletionStage<MaxTtlRegister> raiseMaxTtl(
+      String key, long maxTtlMillis, long holdMillis) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
@@ -325,12 +327,18 @@ final class LettuceNodeClient implements NodeClient {
     // EVAL, not EVALSHA: once a second per node, the script's text costs nothing that
     // matters, and there is no NOSCRIPT round trip after a restart.
     return commands
-        .<Long>eval(
+        .<List<Object>>eval(
             Script.RAISE_MAX_TTL.source(),
-            ScriptOutputType.INTEGER,
+            ScriptOutputType.MULTI,
             new String[] {key},
-            Long.toString(maxTtlMillis))
-        .toCompletableFuture();
+            Long.toString(maxTtlMillis),
+            Long.toString(holdMillis))
+        .toCompletableFuture()
+        .thenApply(
+            reply ->
+                new MaxTtlRegister(
+                    ((Number) reply.get(0)).longValue(),
+                    Math.max(0, ((Number) reply.get(1)).longValue())));
   }
 
   /** {@code text} as a glob pattern that matches exactly it. */
