@@ -102,6 +102,7 @@ final class RestartGuard {
   private final boolean[] seenForever;
   private final String[] registerRefusal;
   private final boolean[] registerRefusalLogged;
+  private final boolean[] rightsChecked;
   private final AtomicLong clusterMaxTtlMillis;
   private final AtomicLong windowNanos;
   private final double driftFactor;
@@ -187,6 +188,7 @@ final class RestartGuard {
     this.seenForever = new boolean[n];
     this.registerRefusal = new String[n];
     this.registerRefusalLogged = new boolean[n];
+    this.rightsChecked = new boolean[n];
     this.firstProbesLeft = n;
   }
 
@@ -568,6 +570,7 @@ final class RestartGuard {
     RedlockConfigException refused = null;
     boolean startFailed = false;
     boolean startDone = false;
+    boolean checkRights = false;
     synchronized (this) {
       probing[index] = false;
       if (error == null && epoch != epochs.get(index)) {
@@ -583,6 +586,9 @@ final class RestartGuard {
         probedOnce[index] = true;
         firstProbesLeft--;
       }
+      if (!rightsChecked[index] && (error == null || refusal[index] != null)) {
+        rightsChecked[index] = checkRights = true; // once per node, once it answers
+      }
       // The start-up checks' outcome is decided here, under the monitor, once: probes answer
       // on several transport threads, and a refusal decided outside it could lose to another
       // node's last first probe completing the start normally a moment before.
@@ -593,6 +599,9 @@ final class RestartGuard {
           startDecided = startDone = true;
         }
       }
+    }
+    if (checkRights) {
+      checkRights(index);
     }
     if (startFailed) {
       firstProbes.completeExceptionally(refused);
@@ -634,6 +643,58 @@ final class RestartGuard {
           nodes.get(index).name(),
           message);
     }
+  }
+
+  /**
+   * Asks node {@code index} which commands the library needs it refuses
+   * ({@link NodeClient#refusedCommands}), once, and names them at WARN: a refused command
+   * otherwise only shows as failed votes. INFO and TIME are left out when the refused probe
+   * was already named. A refused CONFIG GET, which is optional, is said at INFO.
+   */
+  private void checkRights(int index) {
+    NodeClient node = nodes.get(index);
+    String checkKey =
+        maxTtlKey.substring(
+                0, maxTtlKey.length() - io.redlock.FreshMarker.MAX_TTL_KEY_SUFFIX.length())
+            + io.redlock.FreshMarker.OWN_KEYS
+            + "acl-check";
+    call(() -> node.refusedCommands(checkKey))
+        .whenComplete(
+            (refusedCommands, error) -> {
+              if (error != null) {
+                log.debug("node={} rights not checked: {}", node.name(), error.toString());
+                return;
+              }
+              boolean probeNamed;
+              synchronized (this) {
+                probeNamed = refusalLogged[index];
+              }
+              List<String> needed = new java.util.ArrayList<>();
+              boolean configGet = false;
+              for (String command : refusedCommands) {
+                if (command.equals("config|get")) {
+                  configGet = true;
+                } else if (!(probeNamed && (command.equals("info") || command.equals("time")))) {
+                  needed.add(command);
+                }
+              }
+              if (!needed.isEmpty()) {
+                log.warn(
+                    "node={} refuses commands the library needs: {}; locks on it fail or it"
+                        + " does not count (grant them as in the ACL of docs/production.md)",
+                    node.name(),
+                    String.join(", ", needed));
+              }
+              if (configGet) {
+                // Optional (docs/production.md leaves it out of the least-privilege ACL): not
+                // a WARN at every start for following the documentation.
+                log.info(
+                    "node={} refuses config|get (optional): a node that persists every write"
+                        + " is held back after a restart as if it did not, and eviction is not"
+                        + " checked; run 'redlock doctor' with an administrative user",
+                    node.name());
+              }
+            });
   }
 
   /** Reports a node held back ({@code reason}) or, with none, counted again: outside the monitor. */

@@ -157,6 +157,19 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
+   * Which commands the library needs the node refuses to this client's user, as far as that
+   * can be found without side effects beyond {@code checkKey} (one of the library's own keys,
+   * which a check may write with a short expiry). Names as in an ACL rule, lower case
+   * ({@code "set"}, {@code "evalsha"}, {@code "script|load"}, {@code "config|get"}, and
+   * {@code "eval:get"} for a command refused inside a script). The restart guard asks once
+   * per node, at its first probe, and logs what is refused at WARN. A transport that cannot
+   * check answers an empty list.
+   */
+  default CompletionStage<List<String>> refusedCommands(String checkKey) {
+    return java.util.concurrent.CompletableFuture.completedFuture(List.of());
+  }
+
+  /**
    * Calls {@code listener} each time the connection to the node is lost, before any request
    * can reach the node over a new connection (which may be a restarted process). The listener
    * must be quick; it runs on a transport thread.

@@ -341,6 +341,55 @@ final class LettuceNodeClient implements NodeClient {
                     Math.max(0, ((Number) reply.get(1)).longValue())));
   }
 
+  @Override
+  public CompletionStage<List<String>> refusedCommands(String checkKey) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    List<CompletableFuture<List<String>>> checks =
+        List.of(
+            refusedIf("set", commands.set(checkKey, "1", SetArgs.Builder.px(10_000))),
+            // a token no one holds: the release script deletes nothing
+            refusedIf(
+                "evalsha",
+                commands.evalsha(
+                    Script.UNLOCK.sha1(),
+                    ScriptOutputType.INTEGER,
+                    new String[] {checkKey},
+                    "acl-check: no token")),
+            refusedIf("script|load", commands.scriptLoad(Script.UNLOCK.source())),
+            refusedIf("info", commands.info("server")),
+            refusedIf("time", commands.time()),
+            refusedIf("config|get", commands.configGet("appendfsync")),
+            commands
+                .<List<Object>>eval(
+                    Script.ACL_CHECK.source(), ScriptOutputType.MULTI, new String[] {checkKey})
+                .toCompletableFuture()
+                .handle(
+                    (inside, error) -> {
+                      if (error != null) {
+                        return isRefusal(error) ? List.of("eval") : List.<String>of();
+                      }
+                      return inside.stream().map(command -> "eval:" + command).toList();
+                    }));
+    return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new))
+        .thenApply(done -> checks.stream().flatMap(check -> check.join().stream()).toList());
+  }
+
+  private static CompletableFuture<List<String>> refusedIf(
+      String command, CompletionStage<?> reply) {
+    return reply
+        .toCompletableFuture()
+        .handle(
+            (value, error) ->
+                error != null && isRefusal(error) ? List.of(command) : List.<String>of());
+  }
+
+  private static boolean isRefusal(Throwable error) {
+    return String.valueOf(unwrap(error).getMessage()).toUpperCase(Locale.ROOT).contains("NOPERM");
+  }
+
   /** {@code text} as a glob pattern that matches exactly it. */
   static String globEscape(String text) {
     StringBuilder escaped = new StringBuilder();

@@ -206,6 +206,36 @@ record Script(String name, String source, String sha1) {
       return {best, bestExpiry - now}
       """);
 
+  /**
+   * The rights check: runs, with {@code redis.pcall}, each command the library's scripts use
+   * on KEYS[1] (one of the library's own keys; SET gives it a 10 s expiry), and answers the
+   * names of those the ACL refused. Redis 6 and 7 word the refusal differently.
+   */
+  static final Script ACL_CHECK =
+      of(
+          "acl-check",
+          """
+      local refused = {}
+      local function try(name, ...)
+        local reply = redis.pcall(name, ...)
+        if type(reply) == 'table' and reply.err then
+          local err = string.lower(reply.err)
+          if string.find(err, 'noperm', 1, true) or string.find(err, "can't run", 1, true)
+              or string.find(err, "can't access", 1, true)
+              or string.find(err, 'no permissions', 1, true) then
+            refused[#refused + 1] = name
+          end
+        end
+      end
+      try('set', KEYS[1], '1', 'px', '10000')
+      try('get', KEYS[1])
+      try('exists', KEYS[1])
+      try('pexpire', KEYS[1], '10000')
+      try('del', KEYS[1])
+      try('time')
+      return refused
+      """);
+
   /** Deletes each key that holds ARGV[1]; 1 if all of them did, else 0. */
   static final Script UNLOCK =
       of(
