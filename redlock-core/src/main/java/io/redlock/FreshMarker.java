@@ -51,9 +51,11 @@ public final class FreshMarker {
 
   /**
    * The key of the cluster's max-ttl register for clients with {@code keyPrefix}: each client
-   * raises it on every node to its own {@code maxTtl} (in milliseconds, as decimal text, no
-   * expiry) and holds restarted nodes back for the largest value it has read, so that a
-   * client whose {@code maxTtl} is shorter than another's still waits out the longer leases.
+   * raises its own {@code maxTtl} in it on every node, with an expiry of its own that each
+   * raise renews, and holds restarted nodes back for the largest live value it has read, so
+   * that a client whose {@code maxTtl} is shorter than another's still waits out the longer
+   * leases. A value lapses once its client stopped raising it and its leases ended (format:
+   * {@link io.redlock.spi.MaxTtlRegister}).
    */
   public static String maxTtlKey(String keyPrefix) {
     return keyPrefix + MAX_TTL_KEY_SUFFIX;

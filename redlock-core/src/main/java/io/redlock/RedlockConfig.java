@@ -170,9 +170,17 @@ public final class RedlockConfig {
    * when every lease it may have forgotten has ended. Every client of one cluster must use
    * the same value: a client whose ttl is longer than another client's maxTtl could hold
    * a lease that a node restarted within that client's window has forgotten. Clients raise
-   * a register on every node to their {@code maxTtl} and wait out the longest value they
-   * read (see {@link FreshMarker#maxTtlKey}), which catches a mismatch once they have met
-   * there; it is no substitute for the rule.
+   * their value in a register on every node (see {@link FreshMarker#maxTtlKey}) with every
+   * probe, once a second, and wait out the longest live value they read, which catches a
+   * mismatch once they have met there; it is no substitute for the rule.
+   *
+   * <p>Each client's value lapses on its own, so a client that used a long {@code maxTtl}
+   * widens other clients' windows only while it runs and for a while after: it raises its
+   * value for its {@code maxTtl} plus drift plus 5 s (stretched by {@code driftFactor}), and
+   * counts a node's votes only while its value there is known to outlast a lease granted now.
+   * When its probes to a node fail while lock commands succeed, the node stops counting for
+   * it 5 s after the last confirmed raise. So its value lapses only after its last lease
+   * ended, whether it closed, crashed or was cut off (docs/safety.md gives the argument).
    */
   public Duration maxTtl() {
     return maxTtl;

@@ -104,7 +104,7 @@ class RestartGuardTest {
     SimCluster c = cluster(3);
     assertThat(c.node(0).maxTtlRegister()).as("raised by the first probe").isEqualTo(10_000);
     // another client of the cluster uses maxTtl 30 s: its leases may outlive our window
-    c.node(2).maxTtlRegister(Duration.ofSeconds(30));
+    c.node(2).maxTtlRegister(Duration.ofSeconds(30), Duration.ofMinutes(1));
     c.time.advance(Duration.ofSeconds(1));
     c.node(0).restartEmpty();
     c.node(1).crash();
@@ -114,6 +114,73 @@ class RestartGuardTest {
     assertThat(e.lastOutcomes().get(0).detail()).contains("of 30.302 s");
     c.time.advanceInSteps(Duration.ofSeconds(20), Duration.ofMillis(500));
     assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
+  void aLongerMaxTtlLapsesFromTheRegisterOnceItsClientIsGoneAndItsLeasesAreOver() {
+    SimCluster c = cluster(3);
+    List<NodeClient> views = new ArrayList<>();
+    c.nodes.forEach(node -> views.add(new io.redlock.fake.SecondClient(node)));
+    Redlock longer =
+        Redlock.over(
+            RedlockConfig.builder()
+                .nodes(c.nodes.stream().map(SimulatedNode::name).toList())
+                .ttl(TTL)
+                .maxTtl(Duration.ofSeconds(60))
+                .retryCount(0)
+                .build(),
+            views,
+            c.time,
+            new Random(7),
+            Runnable::run);
+    longer.acquireAsync("long", Duration.ofSeconds(60)).join();
+    c.time.advance(Duration.ofSeconds(1)); // both clients probe: the register holds 60 s
+    assertThat(c.node(2).maxTtlRegister()).isEqualTo(60_000);
+    // The longer client vanishes, as in a crash: no more raises, and its lease on "long" lives
+    // on for up to 60 s.
+    views.forEach(NodeClient::close);
+    c.node(0).restartEmpty();
+    c.node(1).crash();
+    c.time.advanceInSteps(Duration.ofSeconds(30), Duration.ofMillis(500));
+    LockUnavailableException held = failure(c.redlock.acquireAsync("r", TTL));
+    assertThat(held.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(held.lastOutcomes().get(0).detail()).contains("of 60.602 s");
+    assertThat(failure(c.redlock.acquireAsync("long", TTL)).lastOutcomes().get(0).vote())
+        .as("the departed client's lease is still valid, node 0 forgot it")
+        .isEqualTo(Vote.HELD_BACK);
+    assertThat(c.node(2).valueOf("long")).isNotNull();
+    // The register lapses one hold after the longer client's last raise (60 s, its drift, 5 s,
+    // stretched by 1 %): past its leases' end, and then it widens no window.
+    c.time.advanceInSteps(Duration.ofSeconds(37), Duration.ofMillis(500));
+    assertThat(c.node(2).maxTtlRegister()).isEqualTo(10_000);
+    c.node(0).restartEmpty();
+    c.time.advanceInSteps(Duration.ofSeconds(5), Duration.ofMillis(500));
+    LockUnavailableException again = failure(c.redlock.acquireAsync("r", TTL));
+    assertThat(again.lastOutcomes().get(0).detail()).contains("of 10.102 s");
+    c.time.advanceInSteps(HOLD_BACK.minusSeconds(4), Duration.ofMillis(500));
+    assertThat(c.redlock.acquireAsync("r", TTL))
+        .as("node 0 counts after this client's own window")
+        .isCompleted();
+    longer.closeAsync();
+  }
+
+  @Test
+  void aNodeWhoseRegisterRaiseFailsStopsCountingBeforeItsEntryCouldLapse() {
+    SimCluster c = cluster(3);
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(0).refuseRegister("NOPERM this user has no permissions to run the 'eval' command");
+    c.node(1).crash();
+    c.time.advanceInSteps(Duration.ofSeconds(4), Duration.ofMillis(500));
+    assertThat(c.redlock.acquireAsync("r", TTL))
+        .as("a few failed raises: its entry still outlasts a lease granted now")
+        .isCompleted();
+    c.time.advanceInSteps(Duration.ofSeconds(2), Duration.ofMillis(500));
+    LockUnavailableException e = failure(c.redlock.acquireAsync("s", TTL));
+    assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(e.lastOutcomes().get(0).detail()).contains("max-ttl register").contains("NOPERM");
+    c.node(0).refuseRegister(null);
+    c.time.advance(Duration.ofSeconds(1));
+    assertThat(c.redlock.acquireAsync("s", TTL)).isCompleted();
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
+import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeInfo;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -91,7 +92,48 @@ final class DoctorCommand implements Callable<Integer> {
       Double rateExcess,
       Double rateUncertainty,
       Long roundTripMicros,
-      List<String> refused) {
+      List<String> refused,
+      MaxTtlRegister register) {
+    /** Facts without a register read (none there, or not read). */
+    NodeFacts(
+        String node,
+        String error,
+        String role,
+        String version,
+        String runId,
+        Long uptimeSeconds,
+        String appendonly,
+        String appendfsync,
+        boolean rewrittenSinceStart,
+        Long maxmemory,
+        String maxmemoryPolicy,
+        String marker,
+        Long offsetMillis,
+        Double rateExcess,
+        Double rateUncertainty,
+        Long roundTripMicros,
+        List<String> refused) {
+      this(
+          node,
+          error,
+          role,
+          version,
+          runId,
+          uptimeSeconds,
+          appendonly,
+          appendfsync,
+          rewrittenSinceStart,
+          maxmemory,
+          maxmemoryPolicy,
+          marker,
+          offsetMillis,
+          rateExcess,
+          rateUncertainty,
+          roundTripMicros,
+          refused,
+          null);
+    }
+
     boolean reachable() {
       return error == null;
     }
@@ -242,6 +284,20 @@ final class DoctorCommand implements Callable<Integer> {
                         : "fail")
                     + "; see the ACL in docs/production.md"));
       }
+      if (f.register() != null && f.register().maxTtlMillis() > config.maxTtl().toMillis()) {
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.WARN,
+                "register",
+                "a client of this cluster uses maxTtl "
+                    + seconds(f.register().maxTtlMillis())
+                    + ", longer than "
+                    + seconds(config.maxTtl().toMillis())
+                    + ": every client holds restarted nodes back for it until it lapses ("
+                    + register(f)
+                    + "); set the same maxTtl on every client, see docs/production.md"));
+      }
       if (config.restartGuard()
           && !countsAtOnce(f)
           && f.uptimeSeconds() != null
@@ -385,6 +441,15 @@ final class DoctorCommand implements Callable<Integer> {
         bestRoundTrip = Math.min(bestRoundTrip, System.nanoTime() - sent);
       }
       refused.addAll(refusedScriptCommands(redis, settings.keyPrefix()));
+      MaxTtlRegister register = null;
+      try {
+        String stored = redis.get(FreshMarker.maxTtlKey(settings.keyPrefix()));
+        if (stored != null) {
+          register = MaxTtlRegister.read(stored, readClock(redis)[0] / 1_000);
+        }
+      } catch (RuntimeException e) {
+        // GET or TIME refused: named above; the register is left unknown
+      }
       return new NodeFacts(
           name,
           null,
@@ -402,7 +467,8 @@ final class DoctorCommand implements Callable<Integer> {
           excess,
           uncertainty,
           bestRoundTrip == Long.MAX_VALUE ? null : bestRoundTrip / 1_000,
-          List.copyOf(refused));
+          List.copyOf(refused),
+          register);
     } catch (RuntimeException e) {
       return unreachable(name, InspectionClient.oneLine(e));
     } finally {
@@ -495,12 +561,15 @@ final class DoctorCommand implements Callable<Integer> {
           "RTT",
           "CLOCK",
           "EVICTION",
-          "PERSISTENCE"
+          "PERSISTENCE",
+          "REGISTER"
         });
     for (NodeFacts f : facts) {
       if (!f.reachable()) {
         rows.add(
-            new String[] {f.node(), "no: " + f.error(), "-", "-", "-", "-", "-", "-", "-", "-"});
+            new String[] {
+              f.node(), "no: " + f.error(), "-", "-", "-", "-", "-", "-", "-", "-", "-"
+            });
         continue;
       }
       rows.add(
@@ -521,7 +590,8 @@ final class DoctorCommand implements Callable<Integer> {
             f.maxmemoryPolicy() == null
                 ? "?"
                 : "maxmemory " + f.maxmemory() + " " + f.maxmemoryPolicy(),
-            persistence(f)
+            persistence(f),
+            register(f)
           });
     }
     InspectionClient.printColumns(out, rows);
@@ -543,6 +613,29 @@ final class DoctorCommand implements Callable<Integer> {
             + " of "
             + verdict.nodes()
             + " node(s) answered)");
+  }
+
+  /**
+   * The max-ttl register's longest live value and how long it lasts if no client raises it
+   * again, for the table: {@code 60s (lapses in 64.8s)}; {@code -} if the node holds none.
+   */
+  static String register(NodeFacts f) {
+    if (f.register() == null) {
+      return "-";
+    }
+    return String.format(
+        Locale.ROOT,
+        "%s (lapses in %s)",
+        seconds(f.register().maxTtlMillis()),
+        f.register().remainingMillis() < 0
+            ? "never: written without expiry"
+            : seconds(f.register().remainingMillis()));
+  }
+
+  private static String seconds(long millis) {
+    return millis % 1_000 == 0
+        ? millis / 1_000 + "s"
+        : String.format(Locale.ROOT, "%.1fs", millis / 1_000.0);
   }
 
   static String verdictWord(Verdict verdict) {
@@ -593,6 +686,15 @@ final class DoctorCommand implements Callable<Integer> {
           .append(f.rateExcess())
           .append(",\"roundTripMicros\":")
           .append(f.roundTripMicros())
+          .append(",\"maxTtlRegister\":")
+          .append(
+              f.register() == null
+                  ? "null"
+                  : "{\"maxTtlMillis\":"
+                      + f.register().maxTtlMillis()
+                      + ",\"remainingMillis\":"
+                      + f.register().remainingMillis()
+                      + "}")
           .append(",\"refused\":[");
       for (int r = 0; r < f.refused().size(); r++) {
         json.append(r == 0 ? "" : ",").append(quote(f.refused().get(r)));

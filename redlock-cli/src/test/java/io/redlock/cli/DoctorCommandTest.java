@@ -60,6 +60,54 @@ class DoctorCommandTest {
         refused);
   }
 
+  private static DoctorCommand.NodeFacts withRegister(
+      DoctorCommand.NodeFacts f, io.redlock.spi.MaxTtlRegister register) {
+    return new DoctorCommand.NodeFacts(
+        f.node(),
+        null,
+        f.role(),
+        f.version(),
+        f.runId(),
+        f.uptimeSeconds(),
+        f.appendonly(),
+        f.appendfsync(),
+        false,
+        f.maxmemory(),
+        f.maxmemoryPolicy(),
+        f.marker(),
+        f.offsetMillis(),
+        f.rateExcess(),
+        f.rateUncertainty(),
+        f.roundTripMicros(),
+        f.refused(),
+        register);
+  }
+
+  @Test
+  void theRegisterIsShownWithItsTimeLeftAndALongerValueIsAWarning() {
+    DoctorCommand.NodeFacts own =
+        withRegister(healthy("a", "1"), new io.redlock.spi.MaxTtlRegister(60_000, 65_612));
+    DoctorCommand.NodeFacts longer =
+        withRegister(healthy("b", "2"), new io.redlock.spi.MaxTtlRegister(21_600_000, 21_605_100));
+    DoctorCommand.NodeFacts none = healthy("c", "3");
+    assertThat(DoctorCommand.register(own)).isEqualTo("60s (lapses in 65.6s)");
+    assertThat(DoctorCommand.register(longer)).isEqualTo("21600s (lapses in 21605.1s)");
+    assertThat(DoctorCommand.register(none)).isEqualTo("-");
+    DoctorCommand.Verdict verdict = DoctorCommand.assess(List.of(own, longer, none), CONFIG);
+    assertThat(verdict.exitCode()).as("a warning, not a safety problem").isEqualTo(ExitCodes.OK);
+    assertThat(verdict.findings())
+        .singleElement()
+        .satisfies(
+            finding -> {
+              assertThat(finding.node()).isEqualTo("b");
+              assertThat(finding.check()).isEqualTo("register");
+              assertThat(finding.text()).contains("maxTtl 21600s, longer than 60s");
+            });
+    assertThat(DoctorCommand.toJson(List.of(own, longer, none), verdict))
+        .contains("\"maxTtlRegister\":{\"maxTtlMillis\":60000,\"remainingMillis\":65612}")
+        .contains("\"maxTtlRegister\":null");
+  }
+
   @Test
   void aHealthyClusterExitsZero() {
     DoctorCommand.Verdict verdict =

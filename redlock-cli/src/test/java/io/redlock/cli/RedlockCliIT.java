@@ -276,6 +276,36 @@ class RedlockCliIT {
   }
 
   @Test
+  void doctorShowsTheMaxTtlRegisterAndDelResetsIt() {
+    // A client with a longer maxTtl raises its value on every node with its first probes.
+    try (io.redlock.Redlock longer =
+        io.redlock.Redlock.create(
+            io.redlock.RedlockConfig.builder()
+                .nodes(List.of(nodes.split(",")))
+                .maxTtl(Duration.ofMinutes(2))
+                .build())) {
+      StringWriter table = new StringWriter();
+      assertThat(run(table, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
+      assertThat(table.toString())
+          .contains("REGISTER")
+          .containsPattern("120s \\(lapses in 1[12]\\d\\.\\ds\\)")
+          .contains("WARN " + redis.uri(0) + " register")
+          .contains("longer than 60s");
+      StringWriter json = new StringWriter();
+      assertThat(run(json, "doctor", "--json", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
+      assertThat(json.toString()).contains("\"maxTtlRegister\":{\"maxTtlMillis\":120000,");
+    } finally {
+      // the reset docs/production.md gives, once the longer client is gone
+      for (int i = 0; i < redis.size(); i++) {
+        redis.command(i, "DEL", "__redlock__:max-ttl");
+      }
+    }
+    StringWriter after = new StringWriter();
+    assertThat(run(after, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
+    assertThat(after.toString()).doesNotContain("lapses in").doesNotContain(" register:");
+  }
+
+  @Test
   void doctorShowsAnUnreachableNodeAsARowNotAStackTrace() throws Exception {
     int closedPort;
     try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {

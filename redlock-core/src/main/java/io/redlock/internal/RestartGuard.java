@@ -2,6 +2,7 @@ package io.redlock.internal;
 
 import io.redlock.RedlockConfigException;
 import io.redlock.internal.GuardRules.AtOnce;
+import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.net.ConnectException;
@@ -43,6 +44,11 @@ import org.slf4j.LoggerFactory;
  *       while this process runs.
  *   <li>A node that refuses the probe (an ACL without {@code INFO} or {@code TIME}, a proxy)
  *       never counts; it is named once at WARN, and in the detail of its votes.
+ *   <li>Each probe also raises this client's entry in the cluster's max-ttl register
+ *       ({@link NodeClient#raiseMaxTtl}) for {@link #holdMillis}: the window is the longest
+ *       live value read from any node, and a node counts for this client only while its own
+ *       entry there is known to outlast a lease granted now. So a departed client's longer
+ *       value lapses only after its leases ended, and then no longer widens the window.
  * </ul>
  *
  * <p>The checks: two nodes with the same {@code run_id} are one server reached twice, and a
@@ -64,6 +70,17 @@ final class RestartGuard {
   static final long WINDOW_NANOS = 60_000_000_000L;
 
   /**
+   * How long after this client's last confirmed raise of a node's max-ttl register the node
+   * still counts for it: its entry is raised to outlast any lease by this much, so a few failed
+   * probes (each a second apart) do not take the node out, and a longer gap does.
+   */
+  static final long REGISTER_SLACK_NANOS = 5_000_000_000L;
+
+  private static final int REGISTER_NOT_CONFIRMED = 0;
+  private static final int REGISTER_CONFIRMED = 1;
+  private static final int NO_REGISTER = 2;
+
+  /**
    * The largest forward step of a node's clock that is not flagged: the drift margin's floor,
    * 2 ms. A lease's drift margin is this floor plus {@code driftFactor} of its ttl; the second
    * part is spent by a clock running up to {@code driftFactor} fast (the rate rule), so the
@@ -82,12 +99,22 @@ final class RestartGuard {
   private final TimeSource time;
   private final boolean holdBackRestarts;
   private final long ownMaxTtlMillis;
+  private final long ownWindowNanos;
+  private final long holdMillis;
+  private final AtomicIntegerArray registerState;
+  private final AtomicLongArray registerCovered;
+  private final long[] seenMaxTtl;
+  private final long[] seenUntil;
+  private final boolean[] seenForever;
+  private final String[] registerRefusal;
+  private final boolean[] registerRefusalLogged;
+  private final boolean[] rightsChecked;
   private final AtomicLong clusterMaxTtlMillis;
   private final AtomicLong windowNanos;
   private final double driftFactor;
   private final String markerKey;
   private final String maxTtlKey;
-  private volatile boolean widenedLogged;
+  private boolean widenedLogged; // guarded by this
   private final AtomicIntegerArray standing;
   private final AtomicLongArray startedAt;
   private final AtomicIntegerArray atOnce;
@@ -137,7 +164,9 @@ final class RestartGuard {
     this.ownMaxTtlMillis = maxTtlMillis;
     this.clusterMaxTtlMillis = new AtomicLong(maxTtlMillis);
     this.driftFactor = driftFactor;
-    this.windowNanos = new AtomicLong(window(maxTtlMillis));
+    this.ownWindowNanos = window(maxTtlMillis);
+    this.windowNanos = new AtomicLong(ownWindowNanos);
+    this.holdMillis = holdMillis(maxTtlMillis, driftFactor);
     this.markerKey = markerKey;
     this.maxTtlKey = maxTtlKey;
     int n = nodes.size();
@@ -160,7 +189,29 @@ final class RestartGuard {
     this.epochs = new AtomicIntegerArray(n);
     this.heldBackLogged = new boolean[n];
     this.probedOnce = new boolean[n];
+    this.registerState = new AtomicIntegerArray(n);
+    this.registerCovered = new AtomicLongArray(n);
+    this.seenMaxTtl = new long[n];
+    this.seenUntil = new long[n];
+    this.seenForever = new boolean[n];
+    this.registerRefusal = new String[n];
+    this.registerRefusalLogged = new boolean[n];
+    this.rightsChecked = new boolean[n];
     this.firstProbesLeft = n;
+  }
+
+  /**
+   * How long a client with {@code maxTtlMillis} asks its entry in the max-ttl register to
+   * last, by the node's clock, with each raise: its window ({@code maxTtl} plus drift) plus
+   * {@link #REGISTER_SLACK_NANOS}, stretched by {@code driftFactor} for a node clock that runs
+   * fast, plus a millisecond for the node's rounding.
+   */
+  static long holdMillis(long maxTtlMillis, double driftFactor) {
+    long nanos =
+        maxTtlMillis * 1_000_000L
+            + Validity.driftNanos(maxTtlMillis, driftFactor)
+            + REGISTER_SLACK_NANOS;
+    return (long) Math.ceil(nanos * (1 + driftFactor) / 1_000_000.0) + 1;
   }
 
   /**
@@ -182,9 +233,10 @@ final class RestartGuard {
   }
 
   /**
-   * How long a restarted node is held back, in nanoseconds: the longest {@code maxTtl} seen
+   * How long a restarted node is held back, in nanoseconds: the longest live {@code maxTtl}
    * (this client's, or a larger one in the cluster's register) plus its drift margin. It
-   * never shrinks.
+   * shrinks back once the larger value lapsed from the register (its client stopped raising
+   * it and its leases are over).
    */
   public long windowNanos() {
     return windowNanos.get();
@@ -208,9 +260,25 @@ final class RestartGuard {
     if (!holdBackRestarts) {
       return true;
     }
-    return state == KNOWN
+    if (state != KNOWN) {
+      return false;
+    }
+    long now = time.nanoTime();
+    return registerCovers(index, now)
         && (atOnce.get(index) != AtOnce.NO.ordinal()
-            || time.nanoTime() - startedAt.get(index) >= windowNanos.get());
+            || now - startedAt.get(index) >= windowNanos.get());
+  }
+
+  /**
+   * Whether this client's entry in node {@code index}'s max-ttl register is known to outlast
+   * any lease granted now ({@code maxTtl} plus drift from now): only then may the node's votes
+   * count for this client, so that other clients keep waiting out this client's leases after
+   * it is gone (see docs/safety.md). A transport without a register is not asked.
+   */
+  private boolean registerCovers(int index, long now) {
+    int register = registerState.get(index);
+    return register == NO_REGISTER
+        || (register == REGISTER_CONFIRMED && registerCovered.get(index) - now >= ownWindowNanos);
   }
 
   /**
@@ -221,7 +289,7 @@ final class RestartGuard {
     if (counts(index)) {
       return 0;
     }
-    if (standing.get(index) != KNOWN) {
+    if (standing.get(index) != KNOWN || !registerCovers(index, time.nanoTime())) {
       return -1;
     }
     return Math.max(0, windowNanos.get() - (time.nanoTime() - startedAt.get(index)));
@@ -282,6 +350,16 @@ final class RestartGuard {
           ? "restart guard: the node refused its probe (" + refused + "); grant INFO and TIME"
           : "restart guard: not probed since it was (re)connected";
     }
+    if (!registerCovers(index, time.nanoTime())) {
+      String refused;
+      synchronized (this) {
+        refused = registerRefusal[index];
+      }
+      return "restart guard: this client's entry in the node's max-ttl register is not"
+          + " confirmed for its maxTtl"
+          + (refused != null ? " (the raise failed: " + refused + ")" : "")
+          + "; it counts again at the next successful probe";
+    }
     long up = time.nanoTime() - startedAt.get(index);
     long window = windowNanos.get();
     String flag;
@@ -327,6 +405,9 @@ final class RestartGuard {
   }
 
   private void tick() {
+    synchronized (this) {
+      recomputeWindow(time.nanoTime()); // a value from a node no longer answering may lapse
+    }
     for (int i = 0; i < nodes.size(); i++) {
       // Without the guard, only nodes never reached need probing: for the start-up checks.
       if (holdBackRestarts || runIdOf(i) == null) {
@@ -345,6 +426,8 @@ final class RestartGuard {
     // probe says which process it is. A probe already in flight may be answered by the old
     // process: the epoch makes its answer void.
     epochs.incrementAndGet(index);
+    // The entry this client raised may be gone with the process: confirm it again first.
+    registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
     if (standing.compareAndSet(index, KNOWN, UNKNOWN)) {
       log.debug("node={} disconnected: held back until probed", nodes.get(index).name());
     }
@@ -363,20 +446,17 @@ final class RestartGuard {
     CompletableFuture<NodeInfo> reply = call(() -> node.info(markerKey));
     // The register is raised with the same probe, so that the window is known to be the
     // cluster's before the answer can make the node count.
-    CompletableFuture<Long> raised =
+    CompletableFuture<Void> raised =
         holdBackRestarts
-            ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis))
-                .handle((held, error) -> error == null ? held : null)
+            ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis, holdMillis))
+                .handle(
+                    (held, error) -> {
+                      raisedRegister(index, epoch, sent, held, error);
+                      return null;
+                    })
             : CompletableFuture.completedFuture(null);
     reply
-        .thenCombine(
-            raised,
-            (info, held) -> {
-              if (held != null) {
-                widen(held);
-              }
-              return info;
-            })
+        .thenCombine(raised, (info, ignored) -> info)
         .whenComplete((info, error) -> probed(index, epoch, sent, info, error));
   }
 
@@ -390,29 +470,112 @@ final class RestartGuard {
   }
 
   /**
-   * Another client of the cluster uses a longer {@code maxTtl}: its leases may outlive our
-   * window, so the window grows to cover them (never shrinks), and the mismatch is said once.
+   * Takes in the answer to a raise of node {@code index}'s max-ttl register: how long this
+   * client's own entry is known to last there (it counts the node only while that outlasts a
+   * lease granted now), and the longest value in the register with its time left, which sets
+   * the window while it lasts.
    */
-  private void widen(long heldMillis) {
-    if (heldMillis > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
-      // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
-      // freeze the cluster.
-      log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", heldMillis);
+  private void raisedRegister(
+      int index, int epoch, long sent, MaxTtlRegister held, Throwable error) {
+    long received = time.nanoTime();
+    String name = nodes.get(index).name();
+    synchronized (this) {
+      if (error != null) {
+        Throwable cause = Futures.unwrap(error);
+        if (cause instanceof UnsupportedOperationException) {
+          registerState.set(index, NO_REGISTER);
+        } else if (isRefusal(cause)) {
+          registerRefusal[index] = oneLine(cause);
+          if (!registerRefusalLogged[index]) {
+            registerRefusalLogged[index] = true;
+            log.warn(
+                "node={} refused the raise of the max-ttl register ({}): it does not count"
+                    + " while the guard is on; allow EVAL, and GET, SET and TIME inside"
+                    + " scripts, on key {} (see docs/production.md)",
+                name,
+                registerRefusal[index],
+                maxTtlKey);
+          }
+        } else {
+          log.debug("node={} max-ttl register not raised: {}", name, cause.toString());
+        }
+        return;
+      }
+      registerRefusal[index] = null;
+      if (epoch == epochs.get(index)) {
+        // Our entry lapses no earlier than hold after the node ran the script (after we
+        // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
+        registerCovered.set(
+            index, sent + (long) (holdMillis * 1_000_000.0 / (1 + driftFactor)) - 1_000_000L);
+        registerState.set(index, REGISTER_CONFIRMED);
+        if (epoch != epochs.get(index)) {
+          registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
+        }
+      }
+      seenMaxTtl[index] = held.maxTtlMillis();
+      seenForever[index] = held.remainingMillis() < 0;
+      // Kept a drift margin longer than the node says: a slow node clock keeps it longer.
+      seenUntil[index] =
+          received + (long) (held.remainingMillis() * 1_000_000.0 * (1 + driftFactor));
+      recomputeWindow(received);
+    }
+  }
+
+  /**
+   * The window from the longest live value read from any node's register (never less than
+   * this client's own): it grows at once when another client's longer value is read, and
+   * shrinks once that value lapsed (its client stopped raising it, and its leases are over).
+   */
+  private void recomputeWindow(long now) {
+    long longest = ownMaxTtlMillis;
+    for (int i = 0; i < seenMaxTtl.length; i++) {
+      long value = seenMaxTtl[i];
+      if (value <= longest || (!seenForever[i] && seenUntil[i] - now <= 0)) {
+        continue;
+      }
+      if (value > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
+        // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
+        // freeze the cluster.
+        log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", value);
+        continue;
+      }
+      longest = value;
+    }
+    long before = clusterMaxTtlMillis.getAndSet(longest);
+    if (longest == before) {
       return;
     }
-    long before = clusterMaxTtlMillis.getAndAccumulate(heldMillis, Math::max);
-    if (heldMillis > before) {
-      windowNanos.accumulateAndGet(window(heldMillis), Math::max);
-      if (!widenedLogged) {
-        widenedLogged = true;
-        log.warn(
-            "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
-                + " restarted nodes are held back for the longer one; set the same maxTtl on"
-                + " every client",
-            heldMillis,
-            ownMaxTtlMillis);
-      }
+    windowNanos.set(window(longest));
+    if (longest > ownMaxTtlMillis && !widenedLogged) {
+      widenedLogged = true;
+      log.warn(
+          "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
+              + " restarted nodes are held back for the longer one while it raises the"
+              + " register; set the same maxTtl on every client",
+          longest,
+          ownMaxTtlMillis);
+    } else if (longest < before) {
+      log.info(
+          "the longest maxTtl in the cluster's register is now {} ms (was {} ms): restarted"
+              + " nodes are held back for {}",
+          longest,
+          before,
+          Durations.formatNanos(window(longest)));
     }
+  }
+
+  private static boolean isRefusal(Throwable cause) {
+    if (cause instanceof ConnectException
+        || cause instanceof TimeoutException
+        || cause instanceof java.io.IOException) {
+      return false;
+    }
+    String upper = String.valueOf(cause.getMessage()).toUpperCase(Locale.ROOT);
+    return upper.contains("NOPERM") || upper.contains("ERR") || upper.contains("UNKNOWN");
+  }
+
+  private static String oneLine(Throwable cause) {
+    return String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
   }
 
   private void probed(int index, int epoch, long sent, NodeInfo info, Throwable error) {
@@ -420,6 +583,7 @@ final class RestartGuard {
     RedlockConfigException refused = null;
     boolean startFailed = false;
     boolean startDone = false;
+    boolean checkRights = false;
     synchronized (this) {
       probing[index] = false;
       if (error == null && epoch != epochs.get(index)) {
@@ -435,6 +599,9 @@ final class RestartGuard {
         probedOnce[index] = true;
         firstProbesLeft--;
       }
+      if (!rightsChecked[index] && (error == null || refusal[index] != null)) {
+        rightsChecked[index] = checkRights = true; // once per node, once it answers
+      }
       // The start-up checks' outcome is decided here, under the monitor, once: probes answer
       // on several transport threads, and a refusal decided outside it could lose to another
       // node's last first probe completing the start normally a moment before.
@@ -445,6 +612,9 @@ final class RestartGuard {
           startDecided = startDone = true;
         }
       }
+    }
+    if (checkRights) {
+      checkRights(index);
     }
     if (startFailed) {
       firstProbes.completeExceptionally(refused);
@@ -486,6 +656,58 @@ final class RestartGuard {
           nodes.get(index).name(),
           message);
     }
+  }
+
+  /**
+   * Asks node {@code index} which commands the library needs it refuses
+   * ({@link NodeClient#refusedCommands}), once, and names them at WARN: a refused command
+   * otherwise only shows as failed votes. INFO and TIME are left out when the refused probe
+   * was already named. A refused CONFIG GET, which is optional, is said at INFO.
+   */
+  private void checkRights(int index) {
+    NodeClient node = nodes.get(index);
+    String checkKey =
+        maxTtlKey.substring(
+                0, maxTtlKey.length() - io.redlock.FreshMarker.MAX_TTL_KEY_SUFFIX.length())
+            + io.redlock.FreshMarker.OWN_KEYS
+            + "acl-check";
+    call(() -> node.refusedCommands(checkKey))
+        .whenComplete(
+            (refusedCommands, error) -> {
+              if (error != null) {
+                log.debug("node={} rights not checked: {}", node.name(), error.toString());
+                return;
+              }
+              boolean probeNamed;
+              synchronized (this) {
+                probeNamed = refusalLogged[index];
+              }
+              List<String> needed = new java.util.ArrayList<>();
+              boolean configGet = false;
+              for (String command : refusedCommands) {
+                if (command.equals("config|get")) {
+                  configGet = true;
+                } else if (!(probeNamed && (command.equals("info") || command.equals("time")))) {
+                  needed.add(command);
+                }
+              }
+              if (!needed.isEmpty()) {
+                log.warn(
+                    "node={} refuses commands the library needs: {}; locks on it fail or it"
+                        + " does not count (grant them as in the ACL of docs/production.md)",
+                    node.name(),
+                    String.join(", ", needed));
+              }
+              if (configGet) {
+                // Optional (docs/production.md leaves it out of the least-privilege ACL): not
+                // a WARN at every start for following the documentation.
+                log.info(
+                    "node={} refuses config|get (optional): a node that persists every write"
+                        + " is held back after a restart as if it did not, and eviction is not"
+                        + " checked; run 'redlock doctor' with an administrative user",
+                    node.name());
+              }
+            });
   }
 
   /** Reports a node held back ({@code reason}) or, with none, counted again: outside the monitor. */

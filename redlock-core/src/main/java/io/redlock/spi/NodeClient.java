@@ -151,15 +151,32 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
-   * Raises the number at {@code key} to {@code maxTtlMillis} unless it holds a larger one
-   * (no expiry), atomically, and answers the number it holds afterwards: the longest
-   * {@code maxTtl} of the clients that wrote it. The restart guard calls it with every probe.
-   * A transport that cannot answers with a failed stage; the guard then uses its own
+   * Raises this client's value in the max-ttl register at {@code key}, atomically: the
+   * register keeps one value per {@code maxTtl}, each with its own expiry. The caller's value
+   * {@code maxTtlMillis} is kept for at least {@code holdMillis} from now (by the node's
+   * clock; a later expiry is not shortened); other values are left as they are, and values
+   * whose expiry passed are dropped. Answers the longest live value and its time left. The
+   * restart guard calls it with every probe. A transport that cannot answers with a failed
+   * stage of {@link UnsupportedOperationException}; the guard then uses its own
    * {@code maxTtl} only.
    */
-  default CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+  default CompletionStage<MaxTtlRegister> raiseMaxTtl(
+      String key, long maxTtlMillis, long holdMillis) {
     return java.util.concurrent.CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport has no max-ttl register"));
+  }
+
+  /**
+   * Which commands the library needs the node refuses to this client's user, as far as that
+   * can be found without side effects beyond {@code checkKey} (one of the library's own keys,
+   * which a check may write with a short expiry). Names as in an ACL rule, lower case
+   * ({@code "set"}, {@code "evalsha"}, {@code "script|load"}, {@code "config|get"}, and
+   * {@code "eval:get"} for a command refused inside a script). The restart guard asks once
+   * per node, at its first probe, and logs what is refused at WARN. A transport that cannot
+   * check answers an empty list.
+   */
+  default CompletionStage<List<String>> refusedCommands(String checkKey) {
+    return java.util.concurrent.CompletableFuture.completedFuture(List.of());
   }
 
   /**

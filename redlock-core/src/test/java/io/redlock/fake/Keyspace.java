@@ -1,6 +1,8 @@
 package io.redlock.fake;
 
+import io.redlock.spi.MaxTtlRegister;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,6 +116,50 @@ public final class Keyspace {
       }
     }
     return all;
+  }
+
+  /**
+   * Raises {@code maxTtlMillis} in the max-ttl register at {@code key} for at least
+   * {@code holdMillis}, with the semantics of the Lettuce transport's {@code raise-max-ttl}
+   * script (see {@link MaxTtlRegister} for the format): lapsed entries are dropped, the
+   * caller's entry keeps the later of its expiry and now + hold, other entries are left alone,
+   * and the key expires with its last entry.
+   */
+  public MaxTtlRegister raiseMaxTtl(String key, long maxTtlMillis, long holdMillis) {
+    long now = Math.floorDiv(clock.getAsLong(), 1_000_000L);
+    String held = valueOf(key);
+    String mine = Long.toString(maxTtlMillis);
+    long mineExpiry = now + holdMillis;
+    List<long[]> entries = new ArrayList<>();
+    List<String> parts = new ArrayList<>();
+    if (held != null) {
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+):(\\d+)").matcher(held);
+      while (m.find()) {
+        long expiry = Long.parseLong(m.group(2));
+        if (expiry > now) {
+          if (m.group(1).equals(mine)) {
+            mineExpiry = Math.max(mineExpiry, expiry);
+          } else {
+            entries.add(new long[] {Long.parseLong(m.group(1)), expiry});
+            parts.add(m.group(1) + ":" + m.group(2));
+          }
+        }
+      }
+    }
+    entries.add(new long[] {maxTtlMillis, mineExpiry});
+    parts.add(mine + ":" + mineExpiry);
+    long best = 0;
+    long bestExpiry = 0;
+    long last = 0;
+    for (long[] entry : entries) {
+      if (entry[0] > best) {
+        best = entry[0];
+        bestExpiry = entry[1];
+      }
+      last = Math.max(last, entry[1]);
+    }
+    put(key, String.join(",", parts), Duration.ofMillis(last - now));
+    return new MaxTtlRegister(best, bestExpiry - now);
   }
 
   /** The live value of {@code key}, or {@code null}. */

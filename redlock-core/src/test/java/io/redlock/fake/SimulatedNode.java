@@ -37,8 +37,12 @@ public final class SimulatedNode implements NodeClient {
   private String role = "master";
   private io.redlock.spi.NodeInfo.Persistence persistence;
   private String refusal;
+  private String registerRefusal;
   private Long uptimeClaimFrom;
-  private long maxTtlRegister;
+
+  /** The max-ttl register, kept apart from the keys so that tests counting keys miss it. */
+  private final Keyspace register = new Keyspace(this::nodeNow);
+
   private final Keyspace keyspace = new Keyspace(this::nodeNow);
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
@@ -103,28 +107,35 @@ public final class SimulatedNode implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
-    long[] held = new long[1];
-    return submit(
-            () -> {
-              maxTtlRegister = Math.max(maxTtlRegister, maxTtlMillis);
-              held[0] = maxTtlRegister;
-              return true;
-            })
-        .thenApply(ok -> held[0]);
+  public CompletionStage<io.redlock.spi.MaxTtlRegister> raiseMaxTtl(
+      String key, long maxTtlMillis, long holdMillis) {
+    synchronized (this) {
+      if (registerRefusal != null) {
+        return CompletableFuture.failedFuture(new IllegalStateException(registerRefusal));
+      }
+    }
+    return submitValue(() -> register.raiseMaxTtl(key, maxTtlMillis, holdMillis));
   }
 
   /**
-   * The max-ttl register, kept apart from the keys so that tests counting keys do not see it
-   * (Redis keeps it as a key); an empty restart forgets it.
+   * The longest live value of the max-ttl register (default key prefix), or 0 if none; kept
+   * apart from the keys so that tests counting keys do not see it (Redis keeps it as a key);
+   * an empty restart forgets it.
    */
   public synchronized long maxTtlRegister() {
-    return maxTtlRegister;
+    io.redlock.spi.MaxTtlRegister held =
+        io.redlock.spi.MaxTtlRegister.read(
+            register.valueOf(io.redlock.FreshMarker.maxTtlKey("")),
+            Math.floorDiv(nodeNow(), 1_000_000L));
+    return held == null ? 0 : held.maxTtlMillis();
   }
 
-  /** Sets the max-ttl register, as a client with that {@code maxTtl} would. */
-  public synchronized void maxTtlRegister(Duration maxTtl) {
-    maxTtlRegister = maxTtl.toMillis();
+  /**
+   * Raises the max-ttl register (default key prefix) as a client with that {@code maxTtl}
+   * would, for {@code hold}.
+   */
+  public synchronized void maxTtlRegister(Duration maxTtl, Duration hold) {
+    register.raiseMaxTtl(io.redlock.FreshMarker.maxTtlKey(""), maxTtl.toMillis(), hold.toMillis());
   }
 
   private String lockKeys(String markerKey, String keyPrefix) {
@@ -234,7 +245,7 @@ public final class SimulatedNode implements NodeClient {
       wasUp = !crashed;
       crashed = false;
       keyspace.clear();
-      maxTtlRegister = 0;
+      register.clear();
       newProcess();
     }
     if (wasUp) {
@@ -250,6 +261,14 @@ public final class SimulatedNode implements NodeClient {
   /** What the node reports about its persistence from now on ({@code null}: unknown). */
   public synchronized void persistence(io.redlock.spi.NodeInfo.Persistence persistence) {
     this.persistence = persistence;
+  }
+
+  /**
+   * Makes the node answer raises of the max-ttl register with {@code error} (none with
+   * {@code null}), while lock commands still succeed.
+   */
+  public synchronized void refuseRegister(String error) {
+    this.registerRefusal = error;
   }
 
   /** Makes the node answer its probes with an error, as under an ACL without INFO. */

@@ -92,8 +92,9 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
-    return send(() -> node.raiseMaxTtl(key, maxTtlMillis));
+  public CompletionStage<io.redlock.spi.MaxTtlRegister> raiseMaxTtl(
+      String key, long maxTtlMillis, long holdMillis) {
+    return send(() -> node.raiseMaxTtl(key, maxTtlMillis, holdMillis));
   }
 
   @Override

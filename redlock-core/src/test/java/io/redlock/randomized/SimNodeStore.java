@@ -2,6 +2,7 @@ package io.redlock.randomized;
 
 import io.redlock.fake.FakeTime;
 import io.redlock.fake.Keyspace;
+import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeInfo;
 import java.util.ArrayList;
 import java.util.List;
@@ -84,15 +85,9 @@ final class SimNodeStore {
         new NodeInfo.Memory(0, "noeviction"));
   }
 
-  /** The max-ttl register: raised to {@code maxTtlMillis} unless larger; lost when emptied. */
-  long raiseMaxTtl(String key, long maxTtlMillis) {
-    String held = keys.valueOf(key);
-    long value = held == null ? 0 : Long.parseLong(held);
-    if (maxTtlMillis > value) {
-      keys.putPersistent(key, Long.toString(maxTtlMillis));
-      return maxTtlMillis;
-    }
-    return value;
+  /** The max-ttl register, as the transport's script keeps it; lost when emptied. */
+  MaxTtlRegister raiseMaxTtl(String key, long maxTtlMillis, long holdMillis) {
+    return keys.raiseMaxTtl(key, maxTtlMillis, holdMillis);
   }
 
   /**

@@ -13,6 +13,7 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.RedlockConfigException;
+import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.net.ConnectException;
@@ -355,7 +356,8 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Long> raiseMaxTtl(String key, long maxTtlMillis) {
+  public CompletionStage<MaxTtlRegister> raiseMaxTtl(
+      String key, long maxTtlMillis, long holdMillis) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
@@ -363,12 +365,67 @@ final class LettuceNodeClient implements NodeClient {
     // EVAL, not EVALSHA: once a second per node, the script's text costs nothing that
     // matters, and there is no NOSCRIPT round trip after a restart.
     return commands
-        .<Long>eval(
+        .<List<Object>>eval(
             Script.RAISE_MAX_TTL.source(),
-            ScriptOutputType.INTEGER,
+            ScriptOutputType.MULTI,
             new String[] {key},
-            Long.toString(maxTtlMillis))
-        .toCompletableFuture();
+            Long.toString(maxTtlMillis),
+            Long.toString(holdMillis))
+        .toCompletableFuture()
+        .thenApply(
+            reply ->
+                new MaxTtlRegister(
+                    ((Number) reply.get(0)).longValue(),
+                    Math.max(0, ((Number) reply.get(1)).longValue())));
+  }
+
+  @Override
+  public CompletionStage<List<String>> refusedCommands(String checkKey) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    List<CompletableFuture<List<String>>> checks =
+        List.of(
+            refusedIf("set", commands.set(checkKey, "1", SetArgs.Builder.px(10_000))),
+            // a token no one holds: the release script deletes nothing
+            refusedIf(
+                "evalsha",
+                commands.evalsha(
+                    Script.UNLOCK.sha1(),
+                    ScriptOutputType.INTEGER,
+                    new String[] {checkKey},
+                    "acl-check: no token")),
+            refusedIf("script|load", commands.scriptLoad(Script.UNLOCK.source())),
+            refusedIf("info", commands.info("server")),
+            refusedIf("time", commands.time()),
+            refusedIf("config|get", commands.configGet("appendfsync")),
+            commands
+                .<List<Object>>eval(
+                    Script.ACL_CHECK.source(), ScriptOutputType.MULTI, new String[] {checkKey})
+                .toCompletableFuture()
+                .handle(
+                    (inside, error) -> {
+                      if (error != null) {
+                        return isRefusal(error) ? List.of("eval") : List.<String>of();
+                      }
+                      return inside.stream().map(command -> "eval:" + command).toList();
+                    }));
+    return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new))
+        .thenApply(done -> checks.stream().flatMap(check -> check.join().stream()).toList());
+  }
+
+  private static CompletableFuture<List<String>> refusedIf(
+      String command, CompletionStage<?> reply) {
+    return reply
+        .toCompletableFuture()
+        .handle(
+            (value, error) ->
+                error != null && isRefusal(error) ? List.of(command) : List.<String>of());
+  }
+
+  private static boolean isRefusal(Throwable error) {
+    return String.valueOf(unwrap(error).getMessage()).toUpperCase(Locale.ROOT).contains("NOPERM");
   }
 
   /** {@code text} as a glob pattern that matches exactly it. */

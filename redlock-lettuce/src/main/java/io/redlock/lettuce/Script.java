@@ -157,20 +157,83 @@ record Script(String name, String source, String sha1) {
       """);
 
   /**
-   * The max-ttl register (see {@code io.redlock.FreshMarker#maxTtlKey}): raises the number at
-   * KEYS[1] to ARGV[1] unless it is larger, and answers the number it holds then.
+   * The max-ttl register (see {@code io.redlock.FreshMarker#maxTtlKey} and
+   * {@code io.redlock.spi.MaxTtlRegister} for its format): a string of {@code value:expiresAt}
+   * entries, one per {@code maxTtl} in use, each lapsing at its own node time (ms). Drops
+   * lapsed entries, keeps ARGV[1] until at least now + ARGV[2] ms (a later expiry is kept),
+   * leaves the other entries alone, lets the key expire with its last entry, and answers
+   * {longest live value, ms until it lapses}. Only GET, SET and TIME, which the library's ACL
+   * grants anyway. TIME makes the script non-deterministic: on Redis 6 its effects, not its
+   * text, must be replicated (Redis 7 always does so).
    */
   static final Script RAISE_MAX_TTL =
       of(
           "raise-max-ttl",
           """
-      local held = tonumber(redis.call('get', KEYS[1]) or '0') or 0
-      local mine = tonumber(ARGV[1])
-      if mine > held then
-        redis.call('set', KEYS[1], ARGV[1])
-        return mine
+      if redis.replicate_commands then
+        redis.replicate_commands()
       end
-      return held
+      local t = redis.call('time')
+      local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+      local held = redis.call('get', KEYS[1]) or ''
+      local mineExpiry = now + tonumber(ARGV[2])
+      local entries = {}
+      for v, e in string.gmatch(held, '(%d+):(%d+)') do
+        local expiry = tonumber(e)
+        if expiry > now then
+          if v == ARGV[1] then
+            if expiry > mineExpiry then
+              mineExpiry = expiry
+            end
+          else
+            entries[#entries + 1] = {tonumber(v), expiry, v .. ':' .. e}
+          end
+        end
+      end
+      entries[#entries + 1] =
+        {tonumber(ARGV[1]), mineExpiry, ARGV[1] .. ':' .. string.format('%d', mineExpiry)}
+      local best, bestExpiry, last, parts = 0, 0, 0, {}
+      for i, entry in ipairs(entries) do
+        if entry[1] > best then
+          best, bestExpiry = entry[1], entry[2]
+        end
+        if entry[2] > last then
+          last = entry[2]
+        end
+        parts[i] = entry[3]
+      end
+      redis.call('set', KEYS[1], table.concat(parts, ','), 'px', string.format('%d', last - now))
+      return {best, bestExpiry - now}
+      """);
+
+  /**
+   * The rights check: runs, with {@code redis.pcall}, each command the library's scripts use
+   * on KEYS[1] (one of the library's own keys; SET gives it a 10 s expiry), and answers the
+   * names of those the ACL refused. Redis 6 and 7 word the refusal differently.
+   */
+  static final Script ACL_CHECK =
+      of(
+          "acl-check",
+          """
+      local refused = {}
+      local function try(name, ...)
+        local reply = redis.pcall(name, ...)
+        if type(reply) == 'table' and reply.err then
+          local err = string.lower(reply.err)
+          if string.find(err, 'noperm', 1, true) or string.find(err, "can't run", 1, true)
+              or string.find(err, "can't access", 1, true)
+              or string.find(err, 'no permissions', 1, true) then
+            refused[#refused + 1] = name
+          end
+        end
+      end
+      try('set', KEYS[1], '1', 'px', '10000')
+      try('get', KEYS[1])
+      try('exists', KEYS[1])
+      try('pexpire', KEYS[1], '10000')
+      try('del', KEYS[1])
+      try('time')
+      return refused
       """);
 
   /** Deletes each key that holds ARGV[1]; 1 if all of them did, else 0. */

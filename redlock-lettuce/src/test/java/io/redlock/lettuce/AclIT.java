@@ -145,6 +145,50 @@ class AclIT {
   }
 
   @Test
+  void aUserLackingOneCommandIsNamedOnceAtWarnPerNodeWhenCreateRuns() throws Exception {
+    List<String> rules = new ArrayList<>(List.of(LEAST_PRIVILEGE));
+    rules.remove("+evalsha");
+    createUser("no-evalsha", "no-evalsha-pw-1", rules.toArray(String[]::new));
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes(servers.uris())
+            .username("no-evalsha")
+            .password("no-evalsha-pw-1")
+            .build();
+    // slf4j-simple (the tests' binding) writes to whatever System.err is at each line
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream original = System.err;
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    String text;
+    try (Redlock redlock = Redlock.create(config)) {
+      Timing.await(
+          "a WARN naming evalsha on each node",
+          () -> warnings(captured, "refuses commands the library needs").size() == servers.size());
+    } finally {
+      System.setErr(original);
+    }
+    List<String> named = warnings(captured, "refuses commands the library needs");
+    assertThat(named)
+        .as("once per node, naming the node and only the refused command")
+        .hasSize(servers.size())
+        .allSatisfy(line -> assertThat(line).contains("WARN").contains("needs: evalsha;"));
+    for (int i = 0; i < servers.size(); i++) {
+      String port = ":" + servers.port(i);
+      assertThat(named).anySatisfy(line -> assertThat(line).contains(port));
+    }
+    assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8))
+        .doesNotContain("no-evalsha-pw-1");
+  }
+
+  private static List<String> warnings(java.io.ByteArrayOutputStream captured, String what) {
+    return captured
+        .toString(java.nio.charset.StandardCharsets.UTF_8)
+        .lines()
+        .filter(line -> line.contains(what))
+        .toList();
+  }
+
+  @Test
   void aNodeThatRefusesInfoIsNamedInTheErrorNotSilentlyHeldBack() {
     createUser("no-info", "no-info-pw-1", "resetkeys", "~*", "+@all", "-info");
     RedlockConfig config =

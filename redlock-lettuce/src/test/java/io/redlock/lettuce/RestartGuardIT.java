@@ -126,7 +126,10 @@ class RestartGuardIT {
     servers = RedisServers.startFresh(3);
     try (Redlock longer = Redlock.create(config().maxTtl(Duration.ofSeconds(20)).build());
         Redlock shorter = Redlock.create(config().build())) {
-      assertThat(servers.command(0, "GET", FreshMarker.maxTtlKey(""))).isEqualTo("20000");
+      assertThat(servers.command(0, "GET", FreshMarker.maxTtlKey("")))
+          .asString()
+          .contains("20000:")
+          .contains("3000:");
       acquireEventually(shorter, "warm-up").release();
       servers.restart(0);
       servers.kill(1);
@@ -144,6 +147,56 @@ class RestartGuardIT {
                 assertThat(e.lastOutcomes().get(0).vote()).isEqualTo(Vote.HELD_BACK);
                 assertThat(e.lastOutcomes().get(0).detail()).contains("of 20.2");
               });
+    }
+  }
+
+  /** The detail of node 0's vote once it is held back by its uptime. */
+  private static String node0HeldBackBy(Redlock redlock, String needle)
+      throws InterruptedException {
+    return Timing.awaitValue(
+        "node 0 held back, the detail naming " + needle,
+        Duration.ofSeconds(20),
+        () -> {
+          try {
+            redlock.acquire("held-back", TTL).release();
+            return Optional.empty();
+          } catch (LockUnavailableException e) {
+            String detail = e.lastOutcomes().get(0).detail();
+            return e.lastOutcomes().get(0).vote() == Vote.HELD_BACK && detail.contains(needle)
+                ? Optional.of(detail)
+                : Optional.empty();
+          }
+        });
+  }
+
+  @Test
+  void aLongerMaxTtlLapsesFromTheRegisterOnceItsClientStopsRaisingIt() throws Exception {
+    servers = RedisServers.startFresh(3);
+    String key = FreshMarker.maxTtlKey("");
+    // The longer client first: the shorter one reads its value with its first probes.
+    Redlock longer = Redlock.create(config().maxTtl(Duration.ofSeconds(4)).build());
+    try (Redlock shorter = Redlock.create(config().build())) {
+      try (longer) {
+        Object register = servers.command(2, "GET", key);
+        assertThat(register).asString().contains("4000:").contains("3000:");
+        assertThat((Long) servers.command(2, "PTTL", key))
+            .as("the register lapses with its last entry, never lasts for ever")
+            .isPositive();
+        acquireEventually(shorter, "warm-up").release();
+      }
+      // The longer client is gone: its value lasts one hold more (its window, 5 s, 1 %),
+      // and holds restarted nodes back for 4 s meanwhile.
+      servers.restart(0);
+      servers.kill(1);
+      assertThat(node0HeldBackBy(shorter, "up for")).contains("of 4042 ms");
+      Timing.await(
+          "the longer client's value to lapse",
+          Duration.ofSeconds(20),
+          () -> !String.valueOf(servers.command(2, "GET", key)).contains("4000:"));
+      // Then a restart is held back for this client's own window only.
+      servers.restart(0);
+      assertThat(node0HeldBackBy(shorter, "of 3032 ms")).contains("up for");
+      acquireEventually(shorter, "after-lapse").release();
     }
   }
 

@@ -119,6 +119,17 @@ class TortureIT {
     TortureResult result = run(majorityRestarts().restartGuard(true).build());
     assertThat(result.faultCounts().get(Fault.MAJORITY_RESTART)).isPositive();
     assertThat(result.violations()).isEmpty();
+    // Safe, and not by refusing everything: the restarted nodes counted again once their
+    // window had passed, and leases were granted after the first restart.
+    long firstRestart =
+        result.faults().stream()
+            .filter(fault -> fault.fault() == Fault.MAJORITY_RESTART)
+            .mapToLong(FaultRecord::nanos)
+            .min()
+            .orElseThrow();
+    assertThat(result.history().leases())
+        .as("leases granted after the first majority restart")
+        .anySatisfy(lease -> assertThat(lease.grantedNanos()).isGreaterThan(firstRestart));
   }
 
   /** Two clients on one resource, paused now and then between their check and their write. */

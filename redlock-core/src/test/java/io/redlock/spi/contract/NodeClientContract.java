@@ -87,6 +87,36 @@ public abstract class NodeClientContract {
         () -> "PTTL of " + key + " is " + pttl + ", expected " + min + " to " + max);
   }
 
+  private static io.redlock.spi.MaxTtlRegister raised(
+      CompletionStage<io.redlock.spi.MaxTtlRegister> reply) {
+    try {
+      return reply.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("no answer", e);
+    }
+  }
+
+  @Test
+  void theMaxTtlRegisterKeepsEachValueForItsOwnHoldAndAnswersTheLongestLiveOne() {
+    String key = key() + ":__redlock__:max-ttl";
+    io.redlock.spi.MaxTtlRegister first = raised(client().raiseMaxTtl(key, 3_000, 60_000));
+    assertEquals(3_000, first.maxTtlMillis());
+    assertTrue(
+        first.remainingMillis() > 59_000 && first.remainingMillis() <= 60_000, first::toString);
+    io.redlock.spi.MaxTtlRegister longer = raised(client().raiseMaxTtl(key, 5_000, 300));
+    assertEquals(5_000, longer.maxTtlMillis());
+    assertTrue(longer.remainingMillis() <= 300, longer::toString);
+    // A shorter raise leaves the longer value alone and does not shorten its own entry.
+    io.redlock.spi.MaxTtlRegister shorter = raised(client().raiseMaxTtl(key, 3_000, 100));
+    assertEquals(5_000, shorter.maxTtlMillis());
+    assertTrue(shorter.remainingMillis() <= 300, shorter::toString);
+    passTime(Duration.ofMillis(400));
+    // The longer value lapsed; the shorter one kept its 60 s expiry.
+    io.redlock.spi.MaxTtlRegister after = raised(client().raiseMaxTtl(key, 3_000, 100));
+    assertEquals(3_000, after.maxTtlMillis());
+    assertTrue(after.remainingMillis() > 55_000, after::toString);
+  }
+
   @Test
   void lockSetsTheKeyWithTokenAndTtl() {
     String key = key();
