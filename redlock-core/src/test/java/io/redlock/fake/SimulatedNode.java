@@ -37,6 +37,8 @@ public final class SimulatedNode implements NodeClient {
   private String role = "master";
   private io.redlock.spi.NodeInfo.Persistence persistence;
   private String refusal;
+  private io.redlock.spi.NodeInfo.Memory memory =
+      new io.redlock.spi.NodeInfo.Memory(0, "noeviction");
   private Long uptimeClaimFrom;
   private long maxTtlRegister;
   private final Keyspace keyspace = new Keyspace(this::nodeNow);
@@ -78,7 +80,7 @@ public final class SimulatedNode implements NodeClient {
                     info.serverTimeMicros(),
                     keyspace.valueOf(markerKey),
                     persistence,
-                    new io.redlock.spi.NodeInfo.Memory(0, "noeviction"));
+                    memory);
               }
             });
   }
@@ -247,6 +249,14 @@ public final class SimulatedNode implements NodeClient {
   /** What the node reports about its persistence from now on ({@code null}: unknown). */
   public synchronized void persistence(io.redlock.spi.NodeInfo.Persistence persistence) {
     this.persistence = persistence;
+  }
+
+  /**
+   * What the node reports about its memory limit and eviction policy from now on ({@code
+   * null}: could not be read).
+   */
+  public synchronized void memory(io.redlock.spi.NodeInfo.Memory memory) {
+    this.memory = memory;
   }
 
   /** Makes the node answer its probes with an error, as under an ACL without INFO. */
