@@ -139,4 +139,24 @@ class FencingTest {
     assertThat(c.holding("r")).isZero();
     assertThat(c.node(2).valueOf(COUNTER)).as("no token confirmed").isNull();
   }
+
+  @Test
+  void aCounterThatIsNotANumberIsAFailedVoteNamingItNeverAZero() {
+    SimCluster c = new SimCluster(3, true, b -> b.fencing(true).retryCount(0));
+    c.node(0).putPersistent(COUNTER, "garbage");
+    c.node(1).putPersistent(COUNTER, "41");
+    c.node(2).putPersistent(COUNTER, "12x");
+    Throwable failure = SimCluster.failure(c.redlock.acquireAsync("r", TTL));
+    assertThat(failure).isInstanceOf(LockUnavailableException.class);
+    List<NodeOutcome> outcomes = ((LockUnavailableException) failure).lastOutcomes();
+    assertThat(outcomes)
+        .extracting(NodeOutcome::vote)
+        .containsExactly(NodeOutcome.Vote.ERROR, NodeOutcome.Vote.GRANTED, NodeOutcome.Vote.ERROR);
+    assertThat(outcomes.get(0).detail()).contains(COUNTER);
+    assertThat(c.holding("r")).isZero();
+    assertThat(c.node(1).valueOf(COUNTER)).isEqualTo("41");
+
+    c.node(2).putPersistent(COUNTER, "7"); // repaired: a majority reads 41 and 7
+    assertThat(c.redlock.acquireAsync("r", TTL).join().fencingToken()).isEqualTo(42);
+  }
 }

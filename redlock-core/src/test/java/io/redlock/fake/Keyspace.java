@@ -53,13 +53,17 @@ public final class Keyspace {
    * (0 for a missing one), or -1 if a key exists.
    */
   public long lockFenced(List<String> names, List<String> counters, String token, long ttlMillis) {
-    if (!lock(names, token, ttlMillis)) {
-      return -1;
+    purge(names);
+    for (String key : names) {
+      if (keys.containsKey(key)) {
+        return -1;
+      }
     }
     long max = 0;
     for (String counter : counters) {
-      max = Math.max(max, counter(counter));
+      max = Math.max(max, counter(counter)); // a corrupt counter fails before anything is set
     }
+    setAll(names, token, ttlMillis);
     return max;
   }
 
@@ -76,6 +80,9 @@ public final class Keyspace {
       }
     }
     for (String counter : counters) {
+      counter(counter); // a corrupt counter fails before any is raised
+    }
+    for (String counter : counters) {
       if (counter(counter) < fencingToken) {
         putPersistent(counter, Long.toString(fencingToken));
       }
@@ -83,9 +90,23 @@ public final class Keyspace {
     return true;
   }
 
+  /**
+   * A counter's value, 0 if missing; a value that is not a non-negative integer fails, naming
+   * the key, as the transport's script does: reading it as 0 would hand out a token that goes
+   * back.
+   */
   private long counter(String key) {
     String value = valueOf(key);
-    return value == null ? 0 : Long.parseLong(value);
+    if (value == null) {
+      return 0;
+    }
+    if (!value.matches("[0-9]+")) {
+      throw new IllegalStateException(
+          "ERR fencing counter "
+              + key
+              + " does not hold a non-negative integer: repair or delete it");
+    }
+    return Long.parseLong(value);
   }
 
   /** Sets the ttl of every key to {@code ttlMillis}, only if every key holds {@code token}. */

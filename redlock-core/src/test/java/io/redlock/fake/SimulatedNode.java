@@ -408,7 +408,12 @@ public final class SimulatedNode implements NodeClient {
               reply.completeExceptionally(new ConnectException(name + ": connection refused"));
               return;
             }
-            answer = operation.get();
+            try {
+              answer = operation.get();
+            } catch (IllegalStateException errorReply) { // what Redis answers with an error
+              reply.completeExceptionally(errorReply);
+              return;
+            }
           }
           reply.complete(answer);
         };
