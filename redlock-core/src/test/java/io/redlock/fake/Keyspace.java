@@ -101,7 +101,7 @@ public final class Keyspace {
       return 0;
     }
     if (!value.matches("[0-9]+")) {
-      throw new IllegalStateException(
+      throw new ErrorReply(
           "ERR fencing counter "
               + key
               + " does not hold a non-negative integer: repair or delete it");
@@ -195,6 +195,13 @@ public final class Keyspace {
       if (entry != null && entry.expiresAt() - now <= 0) {
         keys.remove(key);
       }
+    }
+  }
+
+  /** What Redis answers with an error reply: the node clients fail the request with it. */
+  public static final class ErrorReply extends RuntimeException {
+    public ErrorReply(String message) {
+      super(message);
     }
   }
 }

@@ -410,7 +410,7 @@ public final class SimulatedNode implements NodeClient {
             }
             try {
               answer = operation.get();
-            } catch (IllegalStateException errorReply) { // what Redis answers with an error
+            } catch (Keyspace.ErrorReply errorReply) { // what Redis answers with an error
               reply.completeExceptionally(errorReply);
               return;
             }
