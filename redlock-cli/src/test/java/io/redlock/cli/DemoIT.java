@@ -98,6 +98,12 @@ class DemoIT {
     assertThat(refused.find()).as("a refusals row in:%n%s", output).isTrue();
     assertThat(Long.parseLong(refused.group(1))).as("stale writes refused").isPositive();
     assertThat(output).containsPattern("(?m)^\\s+lost updates\\s+0\\s*$");
+    // the paused workers did overlap their successors, and every overtaken write was refused
+    // (one taken would be a violation of the fencing checker)
+    Matcher overtaken = Pattern.compile("(?m)^\\s+overtaken writes\\s+(\\d+)\\s*$").matcher(output);
+    assertThat(overtaken.find()).as("an overtaken row in:%n%s", output).isTrue();
+    assertThat(Long.parseLong(overtaken.group(1))).as("overtaken writes").isPositive();
+    assertThat(output).doesNotContain("VIOLATION");
     Matcher violations = VIOLATIONS.matcher(output);
     assertThat(violations.find()).isTrue();
     assertThat(violations.group(1)).isEqualTo("0");

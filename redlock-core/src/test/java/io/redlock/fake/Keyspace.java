@@ -55,13 +55,17 @@ public final class Keyspace {
    * (0 for a missing one), or -1 if a key exists.
    */
   public long lockFenced(List<String> names, List<String> counters, String token, long ttlMillis) {
-    if (!lock(names, token, ttlMillis)) {
-      return -1;
+    purge(names);
+    for (String key : names) {
+      if (keys.containsKey(key)) {
+        return -1;
+      }
     }
     long max = 0;
     for (String counter : counters) {
-      max = Math.max(max, counter(counter));
+      max = Math.max(max, counter(counter)); // a corrupt counter fails before anything is set
     }
+    setAll(names, token, ttlMillis);
     return max;
   }
 
@@ -78,6 +82,9 @@ public final class Keyspace {
       }
     }
     for (String counter : counters) {
+      counter(counter); // a corrupt counter fails before any is raised
+    }
+    for (String counter : counters) {
       if (counter(counter) < fencingToken) {
         putPersistent(counter, Long.toString(fencingToken));
       }
@@ -85,9 +92,23 @@ public final class Keyspace {
     return true;
   }
 
+  /**
+   * A counter's value, 0 if missing; a value that is not a non-negative integer fails, naming
+   * the key, as the transport's script does: reading it as 0 would hand out a token that goes
+   * back.
+   */
   private long counter(String key) {
     String value = valueOf(key);
-    return value == null ? 0 : Long.parseLong(value);
+    if (value == null) {
+      return 0;
+    }
+    if (!value.matches("[0-9]+")) {
+      throw new ErrorReply(
+          "ERR fencing counter "
+              + key
+              + " does not hold a non-negative integer: repair or delete it");
+    }
+    return Long.parseLong(value);
   }
 
   /** Sets the ttl of every key to {@code ttlMillis}, only if every key holds {@code token}. */
@@ -220,6 +241,13 @@ public final class Keyspace {
       if (entry != null && entry.expiresAt() - now <= 0) {
         keys.remove(key);
       }
+    }
+  }
+
+  /** What Redis answers with an error reply: the node clients fail the request with it. */
+  public static final class ErrorReply extends RuntimeException {
+    public ErrorReply(String message) {
+      super(message);
     }
   }
 }

@@ -38,6 +38,8 @@ public final class SimulatedNode implements NodeClient {
   private io.redlock.spi.NodeInfo.Persistence persistence;
   private String refusal;
   private String registerRefusal;
+  private io.redlock.spi.NodeInfo.Memory memory =
+      new io.redlock.spi.NodeInfo.Memory(0, "noeviction");
   private Long uptimeClaimFrom;
 
   /** The max-ttl register, kept apart from the keys so that tests counting keys miss it. */
@@ -83,7 +85,7 @@ public final class SimulatedNode implements NodeClient {
                     info.serverTimeMicros(),
                     keyspace.valueOf(markerKey),
                     persistence,
-                    new io.redlock.spi.NodeInfo.Memory(0, "noeviction"));
+                    memory);
               }
             });
   }
@@ -271,6 +273,14 @@ public final class SimulatedNode implements NodeClient {
     this.registerRefusal = error;
   }
 
+  /**
+   * What the node reports about its memory limit and eviction policy from now on ({@code
+   * null}: could not be read).
+   */
+  public synchronized void memory(io.redlock.spi.NodeInfo.Memory memory) {
+    this.memory = memory;
+  }
+
   /** Makes the node answer its probes with an error, as under an ACL without INFO. */
   public synchronized void refuseInfo(String error) {
     this.refusal = error;
@@ -429,7 +439,12 @@ public final class SimulatedNode implements NodeClient {
               reply.completeExceptionally(new ConnectException(name + ": connection refused"));
               return;
             }
-            answer = operation.get();
+            try {
+              answer = operation.get();
+            } catch (Keyspace.ErrorReply errorReply) { // what Redis answers with an error
+              reply.completeExceptionally(errorReply);
+              return;
+            }
           }
           reply.complete(answer);
         };

@@ -134,4 +134,26 @@ class GuardRulesTest {
       assertThat(new NodeInfo.Memory(1_000_000, policy).mayEvict()).as(policy).isTrue();
     }
   }
+
+  @Test
+  void onlyAllkeysPoliciesWithAMemoryLimitMayEvictKeysWithoutTtl() {
+    // Fencing counters have no ttl: only allkeys-* can evict them, and only under a limit.
+    for (String policy : new String[] {"allkeys-lru", "allkeys-lfu", "allkeys-random"}) {
+      assertThat(new NodeInfo.Memory(1_000_000, policy).mayEvictKeysWithoutTtl())
+          .as(policy)
+          .isTrue();
+      assertThat(new NodeInfo.Memory(0, policy).mayEvictKeysWithoutTtl())
+          .as(policy + " without maxmemory")
+          .isFalse();
+    }
+    assertThat(new NodeInfo.Memory(1_000_000, "ALLKEYS-LRU").mayEvictKeysWithoutTtl()).isTrue();
+    for (String policy :
+        new String[] {
+          "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl", "noeviction"
+        }) {
+      assertThat(new NodeInfo.Memory(1_000_000, policy).mayEvictKeysWithoutTtl())
+          .as(policy)
+          .isFalse();
+    }
+  }
 }

@@ -101,7 +101,12 @@ record Schedule(
           new ClientSpec(
               1 + rho,
               random.nextLong(),
-              (mode.fastClocks() ? 4 : 1) + random.nextInt(3),
+              // with counters trusted only a window after the restarts, more operations reach
+              // past it (the draw is the same, so other modes are unchanged)
+              (mode.fastClocks() || mode == SimulationMode.FENCED_COUNTERS_TRUSTED_ONCE_COUNTING
+                      ? 4
+                      : 1)
+                  + random.nextInt(3),
               (mode.fastClocks() ? FAST_CLOCKS_START_NANOS : 0)
                   + (long) (random.nextDouble() * 300 * MS),
               safe ? 0 : mode.fastClocks() ? ttl * 9 / 10 : ttl / 2,
@@ -166,7 +171,9 @@ record Schedule(
           INIT_FORCED_ON_A_USED_CLUSTER,
           AOF_RESTARTS,
           AOF_LOST_DIRECTORY,
-          FENCED_INIT_FORCED -> {
+          FENCED_INIT_FORCED,
+          FENCED_AOF_RESTARTS,
+          FENCED_COUNTERS_TRUSTED_ONCE_COUNTING -> {
         network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
         // A majority of nodes restart empty at once, while leases are likely held.
         long at = (long) uniform(random, 300 * MS, 1_500 * MS);
@@ -176,7 +183,7 @@ record Schedule(
         }
         java.util.Collections.shuffle(order, random);
         FaultKind kind =
-            mode == SimulationMode.AOF_RESTARTS
+            mode == SimulationMode.AOF_RESTARTS || mode == SimulationMode.FENCED_AOF_RESTARTS
                 ? FaultKind.CRASH_THEN_RECOVER_WITH_KEYS
                 : FaultKind.RESTART_EMPTY;
         for (int i = 0; i < nodeCount / 2 + 1; i++) {

@@ -139,7 +139,11 @@ final class SimConnection implements NodeClient {
       return CompletableFuture.failedFuture(new Refused(node.name + ": connection reset"));
     }
     if (network.immediate) {
-      return CompletableFuture.completedFuture(operation.get());
+      try {
+        return CompletableFuture.completedFuture(operation.get());
+      } catch (io.redlock.fake.Keyspace.ErrorReply errorReply) { // what Redis answers with an error
+        return CompletableFuture.failedFuture(errorReply);
+      }
     }
     CompletableFuture<T> reply = new CompletableFuture<>();
     long now = truth.nanoTime();
@@ -161,7 +165,15 @@ final class SimConnection implements NodeClient {
       process.run(() -> reply.completeExceptionally(new Refused(node.name + ": connection reset")));
       return;
     }
-    T answer = operation.get();
+    T answer;
+    io.redlock.fake.Keyspace.ErrorReply error;
+    try {
+      answer = operation.get();
+      error = null;
+    } catch (io.redlock.fake.Keyspace.ErrorReply errorReply) { // what Redis answers with an error
+      answer = null;
+      error = errorReply;
+    }
     if (replyLost) {
       failLater(reply);
       return;
@@ -169,7 +181,19 @@ final class SimConnection implements NodeClient {
     long now = truth.nanoTime();
     long back = Math.max(lastReply, now + network.delayNanos());
     lastReply = back;
-    truth.schedule(() -> process.run(() -> reply.complete(answer)), back - now);
+    T answered = answer;
+    io.redlock.fake.Keyspace.ErrorReply failed = error;
+    truth.schedule(
+        () ->
+            process.run(
+                () -> {
+                  if (failed != null) {
+                    reply.completeExceptionally(failed);
+                  } else {
+                    reply.complete(answered);
+                  }
+                }),
+        back - now);
   }
 
   private void failLater(CompletableFuture<?> reply) {

@@ -68,7 +68,20 @@ enum SimulationMode {
    * probed each node twice (the rate rule needs two readings): the guard then holds the fast
    * nodes back for good, and the others, a majority, grant every lease.
    */
-  FAST_CLOCKS_GUARD_ON(true);
+  FAST_CLOCKS_GUARD_ON(true),
+  /**
+   * Fenced leases on nodes that report AOF with {@code appendfsync always} and were declared
+   * fresh; a majority crashes and recovers with its keys, counters included: the one path on
+   * which a restarted node's counters are trusted at once. Tokens must keep increasing.
+   */
+  FENCED_AOF_RESTARTS(true),
+  /**
+   * The rule of docs/safety.md switched off: a majority of nodes restart empty while leases
+   * are held, and each one's counters are trusted as soon as the restart guard lets it count
+   * for locks again (here: its process is declared fresh once the guard's window has passed).
+   * Mutual exclusion holds, but tokens go back.
+   */
+  FENCED_COUNTERS_TRUSTED_ONCE_COUNTING(true);
 
   final boolean restartGuard;
 
@@ -85,9 +98,18 @@ enum SimulationMode {
         || fenced();
   }
 
+  /** Whether the nodes report AOF with {@code appendfsync always}. */
+  boolean aofAlways() {
+    return this == AOF_RESTARTS || this == AOF_LOST_DIRECTORY || this == FENCED_AOF_RESTARTS;
+  }
+
   /** Whether the clients take fenced leases. */
   boolean fenced() {
-    return this == FENCED || this == FENCED_WITHOUT_CONFIRMATION || this == FENCED_INIT_FORCED;
+    return this == FENCED
+        || this == FENCED_WITHOUT_CONFIRMATION
+        || this == FENCED_INIT_FORCED
+        || this == FENCED_AOF_RESTARTS
+        || this == FENCED_COUNTERS_TRUSTED_ONCE_COUNTING;
   }
 
   /** Whether an operator forces {@code init} on nodes right after they restart empty. */

@@ -151,6 +151,29 @@ class SimulationTest {
   }
 
   @Test
+  void nodesThatPersistEveryWriteKeepTheirCountersAcrossACrashAndTokensKeepIncreasing() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.FENCED_AOF_RESTARTS, BASE_SEED, CONTROL_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+    assertThat(summary.commits()).as("the workload commits").isGreaterThan(CONTROL_SCHEDULES);
+  }
+
+  @Test
+  void countersTrustedOnceTheGuardCountsANodeAgainMakeTokensGoBackWithoutAnOverlap() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(
+            SimulationMode.FENCED_COUNTERS_TRUSTED_ONCE_COUNTING, BASE_SEED, NON_VACUITY_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.tokenFailingSchedules()).as("schedules whose tokens went back").isPositive();
+    // the guard kept mutual exclusion: what broke is fencing alone
+    assertThat(summary.failures())
+        .allSatisfy(failure -> assertThat(failure.violations()).isEmpty())
+        .anySatisfy(failure -> assertThat(failure.tokenViolations()).isNotEmpty());
+    System.out.println("first found:\n" + failureMessage(summary));
+  }
+
+  @Test
   void theSameFastClocksWithTheRestartGuardAreHeldBackAndKeepMutualExclusion() {
     SimulationRunner.Summary summary =
         SimulationRunner.run(SimulationMode.FAST_CLOCKS_GUARD_ON, BASE_SEED, FAST_CLOCK_SCHEDULES);

@@ -37,7 +37,9 @@ record Script(String name, String source, String sha1) {
   /**
    * A fenced lock: KEYS[1..ARGV[3]] are the lock keys, the rest their fencing counters. Sets
    * every lock key to ARGV[1] with a ttl of ARGV[2] ms, only if none exists, and answers the
-   * largest counter (a missing one is 0), or -1 if a lock key exists.
+   * largest counter (a missing one is 0), or -1 if a lock key exists. A counter that does not
+   * hold a non-negative integer fails the script with an error naming it, before any key is
+   * set: read as 0, it would hand out a token that goes back.
    */
   static final Script LOCK_FENCED =
       of(
@@ -49,15 +51,22 @@ record Script(String name, String source, String sha1) {
           return -1
         end
       end
-      for i = 1, n do
-        redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])
-      end
       local max = 0
       for i = n + 1, #KEYS do
-        local counter = tonumber(redis.call('get', KEYS[i]) or '0') or 0
-        if counter > max then
-          max = counter
+        local value = redis.call('get', KEYS[i])
+        if value then
+          if not string.match(value, '^%d+$') then
+            return redis.error_reply('ERR fencing counter ' .. KEYS[i]
+              .. ' does not hold a non-negative integer: repair or delete it')
+          end
+          local counter = tonumber(value)
+          if counter > max then
+            max = counter
+          end
         end
+      end
+      for i = 1, n do
+        redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])
       end
       return max
       """);
@@ -65,7 +74,9 @@ record Script(String name, String source, String sha1) {
   /**
    * Confirms a fencing token: KEYS[1..ARGV[2]] are the lock keys, the rest their counters.
    * Only if every lock key holds ARGV[1], raises every counter to ARGV[3] unless it holds
-   * more (no expiry), and answers 1; else changes nothing and answers 0.
+   * more (no expiry), and answers 1; else changes nothing and answers 0. A counter that does
+   * not hold a non-negative integer fails the script with an error naming it, before any
+   * counter is raised.
    */
   static final Script FENCE =
       of(
@@ -77,9 +88,16 @@ record Script(String name, String source, String sha1) {
           return 0
         end
       end
+      for i = n + 1, #KEYS do
+        local value = redis.call('get', KEYS[i])
+        if value and not string.match(value, '^%d+$') then
+          return redis.error_reply('ERR fencing counter ' .. KEYS[i]
+            .. ' does not hold a non-negative integer: repair or delete it')
+        end
+      end
       local token = tonumber(ARGV[3])
       for i = n + 1, #KEYS do
-        local counter = tonumber(redis.call('get', KEYS[i]) or '0') or 0
+        local counter = tonumber(redis.call('get', KEYS[i]) or '0')
         if counter < token then
           redis.call('set', KEYS[i], ARGV[3])
         end

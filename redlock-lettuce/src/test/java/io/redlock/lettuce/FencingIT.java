@@ -227,5 +227,58 @@ class FencingIT {
     assertThat(holdingLast).isLessThanOrEqualTo(2);
   }
 
+  @Test
+  void aFencedLeaseExcludesARawSetNxOfAnotherClientAndAForeignKeyExcludesAFencedLease()
+      throws Exception {
+    servers = RedisServers.startFresh(3);
+    Redlock redlock = client(true);
+    String resource = resource();
+    try (Lease lease = redlock.acquire(resource, TTL)) {
+      Timing.await(
+          "every node to hold the lease", () -> servers.holding(resource, lease.token()) == 3);
+      for (int node = 0; node < 3; node++) {
+        // what node-redlock and redsync send, from a connection of their own
+        assertThat(servers.command(node, "SET", resource, "x", "NX", "PX", "5000"))
+            .as("node %d", node)
+            .isNull();
+      }
+      assertThat(servers.holding(resource, lease.token())).isEqualTo(3);
+    }
+
+    String theirs = resource();
+    for (int node = 0; node < 3; node++) {
+      assertThat(servers.command(node, "SET", theirs, "their-token", "NX", "PX", "30000"))
+          .isEqualTo("OK");
+    }
+    assertThat(redlock.tryAcquire(theirs, TTL)).as("a fenced lease on their lock").isEmpty();
+    assertThat(servers.holding(theirs, "their-token")).isEqualTo(3);
+    for (int node = 0; node < 3; node++) {
+      assertThat(counter(node, theirs)).as("counter on node %d", node).isZero();
+    }
+  }
+
+  @Test
+  void aCounterThatIsNotANumberIsAFailedVoteNamingItNeverAZero() throws Exception {
+    servers = RedisServers.startFresh(3);
+    Redlock redlock = client(true);
+    String resource = resource();
+    String counterKey = "__redlock_fence__:" + resource;
+    servers.command(0, "SET", counterKey, "garbage");
+    servers.command(1, "SET", counterKey, "12x");
+    assertThatThrownBy(() -> redlock.acquire(resource, TTL))
+        .isInstanceOf(LockUnavailableException.class)
+        .satisfies(
+            e -> {
+              List<NodeOutcome> outcomes = ((LockUnavailableException) e).lastOutcomes();
+              for (int node = 0; node < 2; node++) {
+                assertThat(outcomes.get(node).vote()).isEqualTo(NodeOutcome.Vote.ERROR);
+                assertThat(outcomes.get(node).detail()).contains(counterKey);
+              }
+            });
+    Timing.await("the failed attempts to be undone", () -> servers.holding(resource) == 0);
+    assertThat(servers.command(0, "GET", counterKey)).isEqualTo("garbage");
+    assertThat(servers.command(2, "GET", counterKey)).as("no token confirmed").isNull();
+  }
+
   private static final Duration TTL_SHORT = Duration.ofSeconds(1);
 }

@@ -14,6 +14,7 @@ import java.util.Objects;
  *     any extension)
  * @param endedNanos when the client released it, or learned it was lost
  * @param lost whether it ended lost rather than released
+ * @param fencingToken the lease's fencing token, or 0 for a lease taken without fencing
  * @since 0.1.0
  */
 public record LeaseRecord(
@@ -23,12 +24,29 @@ public record LeaseRecord(
     long grantedNanos,
     long validUntilNanos,
     long endedNanos,
-    boolean lost) {
+    boolean lost,
+    long fencingToken) {
 
   public LeaseRecord {
     Objects.requireNonNull(client, "client");
     Objects.requireNonNull(resource, "resource");
     Objects.requireNonNull(token, "token");
+    if (fencingToken < 0) {
+      throw new IllegalArgumentException(
+          "fencingToken is " + fencingToken + ": it must be 0 (unfenced) or positive");
+    }
+  }
+
+  /** A lease taken without fencing: its {@link #fencingToken()} is 0. */
+  public LeaseRecord(
+      String client,
+      String resource,
+      String token,
+      long grantedNanos,
+      long validUntilNanos,
+      long endedNanos,
+      boolean lost) {
+    this(client, resource, token, grantedNanos, validUntilNanos, endedNanos, lost, 0);
   }
 
   /** The end of the time the client could rightly believe it held the lease. */

@@ -14,57 +14,87 @@ import java.util.OptionalLong;
  * seen before (the read records it), and {@linkplain #commit commits} with the same token,
  * which only succeeds if no later holder has begun since. A holder paused past its lease is
  * refused at whichever step comes after its successor's read, so its stale value never
- * overwrites the successor's: each committed update adds exactly one to the number, and
- * {@link #lostUpdates()} counts the difference. This is what a database does with
- * {@code UPDATE ... WHERE fence < ?} on the read and {@code WHERE fence = ?} on the write.
+ * overwrites the successor's. This is what a database does with {@code UPDATE ... WHERE fence
+ * < ?} on the read and {@code WHERE fence = ?} on the write.
+ *
+ * <p>The store does not judge itself: it logs every read and write in the order it decided
+ * them ({@link #accesses()}), and {@link FencingChecker} decides from that log and the leases'
+ * grant order, not from the tokens, whether the store refused exactly what it should have.
  *
  * <p>Thread-safe.
  */
 final class FencedStore {
-  private record Cell(long fence, long value, long commits) {}
-
-  private static final Cell EMPTY = new Cell(0, 0, 0);
-  private final Map<String, Cell> cells = new HashMap<>();
-  private final List<TortureResult.Refusal> refusals = new ArrayList<>();
+  private record Cell(long fence, long value) {}
 
   /**
-   * Reads {@code resource}'s number for {@code client}, the holder of {@code token}; empty,
-   * and the refusal recorded, if a token as large was seen before.
+   * One read or write as the store decided it.
+   *
+   * @param nanos when, on the runner's monotonic clock
+   * @param client the client that tried
+   * @param resource what it tried to read or write
+   * @param lease the token of the client's lease ({@link io.redlock.Lease#token()})
+   * @param token its fencing token
+   * @param seen the largest fencing token the store had seen before this access
+   * @param write a write (commit) rather than a read (begin)
+   * @param accepted whether the store took it
    */
-  synchronized OptionalLong begin(String client, String resource, long token) {
+  record Access(
+      long nanos,
+      String client,
+      String resource,
+      String lease,
+      long token,
+      long seen,
+      boolean write,
+      boolean accepted) {}
+
+  private static final Cell EMPTY = new Cell(0, 0);
+  private final Map<String, Cell> cells = new HashMap<>();
+  private final List<Access> accesses = new ArrayList<>();
+
+  /**
+   * Reads {@code resource}'s number for {@code client}, the holder of {@code lease} with
+   * fencing token {@code token}; empty, and the refusal recorded, if a token as large was seen
+   * before.
+   */
+  synchronized OptionalLong begin(String client, String resource, String lease, long token) {
     Cell cell = cells.getOrDefault(resource, EMPTY);
-    if (token <= cell.fence()) {
-      refusals.add(
-          new TortureResult.Refusal(System.nanoTime(), client, resource, token, cell.fence()));
+    boolean accepted = token > cell.fence();
+    accesses.add(
+        new Access(
+            System.nanoTime(), client, resource, lease, token, cell.fence(), false, accepted));
+    if (!accepted) {
       return OptionalLong.empty();
     }
-    cells.put(resource, new Cell(token, cell.value(), cell.commits()));
+    cells.put(resource, new Cell(token, cell.value()));
     return OptionalLong.of(cell.value());
   }
 
   /** Writes {@code value} if the holder of {@code token} is the last to have begun. */
-  synchronized boolean commit(String client, String resource, long token, long value) {
+  synchronized boolean commit(
+      String client, String resource, String lease, long token, long value) {
     Cell cell = cells.getOrDefault(resource, EMPTY);
-    if (token != cell.fence()) {
-      refusals.add(
-          new TortureResult.Refusal(System.nanoTime(), client, resource, token, cell.fence()));
-      return false;
+    boolean accepted = token == cell.fence();
+    accesses.add(
+        new Access(
+            System.nanoTime(), client, resource, lease, token, cell.fence(), true, accepted));
+    if (accepted) {
+      cells.put(resource, new Cell(token, value));
     }
-    cells.put(resource, new Cell(token, value, cell.commits() + 1));
-    return true;
+    return accepted;
   }
 
-  /** Every read and write refused, in the order they came. */
-  synchronized List<TortureResult.Refusal> refusals() {
-    return List.copyOf(refusals);
+  /** Every read and write, in the order the store decided them. */
+  synchronized List<Access> accesses() {
+    return List.copyOf(accesses);
   }
 
-  /** Commits whose update is not in the numbers: 0 unless a stale write got through. */
-  synchronized long lostUpdates() {
-    long lost = 0;
+  /** Every resource's number: the sum of the updates it kept. */
+  synchronized long total() {
+    long total = 0;
     for (Cell cell : cells.values()) {
-      lost += cell.commits() - cell.value();
+      total += cell.value();
     }
-    return lost;
+    return total;
   }
 }

@@ -69,6 +69,8 @@ public final class HistoryJson {
           .append(lease.endedNanos() - origin)
           .append(", \"lost\": ")
           .append(lease.lost())
+          .append(", \"fencingToken\": ")
+          .append(lease.fencingToken())
           .append('}');
       comma = ",";
     }

@@ -112,7 +112,7 @@ final class TortureClient implements Runnable, ClientHandle {
     long validUntil = granted + lease.remaining().toNanos();
     listener.acquired(name, Duration.ofNanos(granted - attemptStart));
     holding.set(resource);
-    listener.holding(name, resource);
+    listener.holding(name, resource, validUntil);
     counters.granted();
     boolean lost = false;
     try {
@@ -127,7 +127,7 @@ final class TortureClient implements Runnable, ClientHandle {
       long workStart = System.nanoTime();
       long read = 0;
       if (store != null) {
-        OptionalLong value = store.begin(name, resource, lease.fencingToken());
+        OptionalLong value = store.begin(name, resource, lease.token(), lease.fencingToken());
         if (value.isEmpty()) {
           counters.refused(); // a later holder has read: our lease ended meanwhile
           return;
@@ -138,7 +138,8 @@ final class TortureClient implements Runnable, ClientHandle {
         pauseIfAsked(); // between check and write: only a fenced store can catch this one
       }
       Thread.sleep(random.nextInt((int) options.work().toMillis() + 1));
-      if (store != null && !store.commit(name, resource, lease.fencingToken(), read + 1)) {
+      if (store != null
+          && !store.commit(name, resource, lease.token(), lease.fencingToken(), read + 1)) {
         counters.refused(); // a stale write, refused: it never reached the resource
         return;
       }
@@ -152,7 +153,15 @@ final class TortureClient implements Runnable, ClientHandle {
       listener.holding(name, null);
       lease.release();
       history.lease(
-          new LeaseRecord(name, resource, lease.token(), granted, validUntil, releasing, lost));
+          new LeaseRecord(
+              name,
+              resource,
+              lease.token(),
+              granted,
+              validUntil,
+              releasing,
+              lost,
+              store != null ? lease.fencingToken() : 0));
     }
   }
 

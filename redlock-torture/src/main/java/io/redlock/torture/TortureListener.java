@@ -45,4 +45,14 @@ public interface TortureListener {
    * any more (called right before the release).
    */
   default void holding(String client, String resource) {}
+
+  /**
+   * {@code client} now holds a lease on {@code resource}, valid until {@code validUntilNanos}
+   * ({@link System#nanoTime()}) as the client computed it. By default the same as {@link
+   * #holding(String, String)}; a listener that judges overlaps overrides this one, since a
+   * holder paused past {@code validUntilNanos} no longer holds a valid lease.
+   */
+  default void holding(String client, String resource, long validUntilNanos) {
+    holding(client, resource);
+  }
 }

@@ -38,16 +38,23 @@ public record TortureResult(
    * What the fenced store of a fenced run saw.
    *
    * @param committed updates the store took
-   * @param refused reads and writes the store refused because their token was stale: the
-   *     physical overlaps that fencing caught
+   * @param refused reads and writes the store refused because their token was stale
+   * @param overtaken reads and writes a holder tried after a holder granted later had read the
+   *     resource: the physical overlaps fencing must catch (each one refused, or it is a
+   *     violation)
    * @param lateAlone writes the store took after their lease had ended, because no later
    *     holder had read since: safe, and not counted as violations in a fenced run
-   * @param lostUpdates committed updates missing from the store's numbers; 0 when every stale
-   *     write was refused
+   * @param lostUpdates updates the clients committed that are missing from the store's numbers;
+   *     0 when every stale write was refused
    * @param refusals each refused read or write
    */
   public record Fenced(
-      long committed, long refused, long lateAlone, long lostUpdates, List<Refusal> refusals) {
+      long committed,
+      long refused,
+      long overtaken,
+      long lateAlone,
+      long lostUpdates,
+      List<Refusal> refusals) {
     public Fenced {
       refusals = List.copyOf(refusals);
     }
@@ -95,6 +102,9 @@ public record TortureResult(
           String.format(Locale.ROOT, "%-34s %d%n", "fenced writes committed", fenced.committed()));
       text.append(
           String.format(Locale.ROOT, "%-34s %d%n", "stale writes refused", fenced.refused()));
+      text.append(
+          String.format(
+              Locale.ROOT, "%-34s %d%n", "writes after a successor read", fenced.overtaken()));
       text.append(
           String.format(
               Locale.ROOT, "%-34s %d%n", "late writes, no successor yet", fenced.lateAlone()));

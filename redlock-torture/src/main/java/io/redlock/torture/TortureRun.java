@@ -387,17 +387,35 @@ public final class TortureRun {
     TortureResult.Fenced fenced = null;
     if (store != null) {
       // A fenced write that ends after its lease, with no later holder having touched the
-      // resource, is safe: the store took it because nobody had read since. The store's
-      // refusals and lost updates judge a fenced run; overlapping writes still count.
+      // resource, is safe: the store took it because nobody had read since. The fencing
+      // checker judges a fenced run instead (tokens in grant order, every overtaken access
+      // refused, no valid holder refused); overlapping leases and work still count.
       int before = violations.size();
       violations.removeIf(v -> v.kind() == Violation.Kind.WORK_AFTER_LEASE_ENDED);
+      int lateAlone = before - violations.size();
+      List<FencedStore.Access> accesses = store.accesses();
+      FencingChecker.Report report = FencingChecker.check(history.leases(), accesses);
+      violations.addAll(report.violations());
+      List<TortureResult.Refusal> refusals = new ArrayList<>();
+      for (FencedStore.Access access : accesses) {
+        if (!access.accepted()) {
+          refusals.add(
+              new TortureResult.Refusal(
+                  access.nanos(),
+                  access.client(),
+                  access.resource(),
+                  access.token(),
+                  access.seen()));
+        }
+      }
       fenced =
           new TortureResult.Fenced(
               counters.committedWrites(),
-              counters.refusedWrites(),
-              before - violations.size(),
-              store.lostUpdates(),
-              store.refusals());
+              refusals.size(),
+              report.overtaken(),
+              lateAlone,
+              counters.committedWrites() - store.total(),
+              refusals);
     }
     return new TortureResult(
         options,

@@ -160,9 +160,16 @@ class TortureIT {
     TortureResult result = run(pausedBetweenCheckAndWrite().fencing(true).build());
     // The same pauses as above: leases still overlap in time, but the store is what a stale
     // holder writes to, and it refuses every write whose token a successor has overtaken.
+    // The fencing checker (in the violations) holds the tokens to the grant order, and fails
+    // the run for a stale access taken or a valid holder refused.
+    assertThat(result.fenced().overtaken())
+        .as("paused holders that wrote after a successor had read")
+        .isPositive();
     assertThat(result.fenced().refused()).as("stale writes refused").isPositive();
     assertThat(result.fenced().committed()).isPositive();
     assertThat(result.fenced().lostUpdates()).isZero();
     assertThat(result.violations()).isEmpty();
+    assertThat(result.history().leases())
+        .allSatisfy(lease -> assertThat(lease.fencingToken()).isPositive());
   }
 }

@@ -254,9 +254,59 @@ public abstract class NodeClientContract {
     assertEquals(token, valueOf(a));
     assertEquals(token, valueOf(b));
     assertPttlBetween(TTL - 1_000, TTL, a);
+  }
+
+  @Test
+  void aFencedLockRefusesAKeySetByAnotherClientAndSetsNothing() {
+    String free = key();
+    String foreign = key();
+    String counter = key();
+    put(foreign, "another-client", Duration.ofSeconds(20)); // as node-redlock or redsync would
     assertEquals(
-        -1L, awaitFencing(client().lockFenced(List.of(b), List.of(counterB), token(), TTL)));
-    assertEquals(token, valueOf(b));
+        -1L,
+        awaitFencing(client().lockFenced(List.of(free, foreign), List.of(counter), token(), TTL)));
+    assertEquals("another-client", valueOf(foreign));
+    assertNull(valueOf(free)); // all or nothing
+    assertNull(valueOf(counter));
+  }
+
+  /** The error a fencing request failed with; fails the test if it did not fail. */
+  private Throwable fencingFailure(CompletionStage<?> reply) {
+    try {
+      Object answer = reply.toCompletableFuture().get(5, TimeUnit.SECONDS);
+      throw new AssertionError("answered " + answer + " instead of failing");
+    } catch (java.util.concurrent.ExecutionException e) {
+      Assumptions.assumeFalse(
+          e.getCause() instanceof UnsupportedOperationException, "this transport cannot fence");
+      return e.getCause();
+    } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("no answer", e);
+    }
+  }
+
+  @Test
+  void aCounterThatIsNotANumberFailsTheFencedLockAndTheFenceNamingItAndChangesNothing() {
+    String corrupt = key();
+    put(corrupt, "seven", Duration.ofSeconds(20));
+    String key = key();
+    Throwable locked =
+        fencingFailure(client().lockFenced(List.of(key), List.of(corrupt), token(), TTL));
+    assertTrue(
+        String.valueOf(locked.getMessage()).contains(corrupt),
+        () -> "the error names the counter: " + locked);
+    assertNull(valueOf(key)); // read 0 instead, the token would go back; nothing is set
+
+    String other = key();
+    String good = key();
+    String token = token();
+    assertEquals(0L, awaitFencing(client().lockFenced(List.of(other), List.of(good), token, TTL)));
+    Throwable fenced =
+        fencingFailure(client().fence(List.of(other), List.of(good, corrupt), token, 5));
+    assertTrue(
+        String.valueOf(fenced.getMessage()).contains(corrupt),
+        () -> "the error names the counter: " + fenced);
+    assertNull(valueOf(good)); // no counter raised
+    assertEquals("seven", valueOf(corrupt));
   }
 
   @Test
