@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The ACL line of docs/production.md, as written there, is enough for the library with the
+ * The ACL line of the README's "Running in production", as written there, is enough for the library with the
  * restart guard on: acquire one and several resources, extend, release.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -27,18 +27,17 @@ class ProductionIT {
 
   static final String DOCUMENTED_PASSWORD = "change-me";
 
-  /** The words of the {@code ACL SETUSER} line of docs/production.md. */
+  /** The words of the {@code ACL SETUSER} line of the README. */
   static List<String> documentedAcl() throws IOException {
     List<String> lines =
-        Files.readAllLines(
-            Markdown.ROOT.resolve("docs").resolve("production.md"), StandardCharsets.UTF_8);
+        Files.readAllLines(Markdown.ROOT.resolve("README.md"), StandardCharsets.UTF_8);
     List<String> found = new ArrayList<>();
     for (String line : lines) {
       if (line.strip().startsWith("ACL SETUSER ")) {
         found.add(line.strip());
       }
     }
-    assertThat(found).as("ACL SETUSER lines in docs/production.md").hasSize(1);
+    assertThat(found).as("ACL SETUSER lines in README.md").hasSize(1);
     return List.of(found.get(0).split("\\s+"));
   }
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * ACL users and passwords: from the URI, from the configuration, and a wrong one; the least
- * privileges docs/production.md gives, with the restart guard on; and a user that lacks one of
+ * privileges the README gives, with the restart guard on; and a user that lacks one of
  * them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -84,7 +84,7 @@ class AclIT {
   }
 
   /**
-   * The ACL of docs/production.md, section 1, word for word (the user name and
+   * The ACL of the README's "Running in production", word for word (the user name and
    * password aside): what the library needs, and nothing more.
    */
   static final String[] LEAST_PRIVILEGE = {

@@ -139,7 +139,10 @@ class HostileNodesIT {
                     .hasSizeGreaterThanOrEqualTo(2)
                     .allSatisfy(
                         outcome -> {
-                          assertThat(outcome.vote()).isEqualTo(Vote.ERROR);
+                          // Refused by the lock command itself, or held back earlier because
+                          // the node refused the raise of this client's max-ttl register entry
+                          // (a write too): either way the vote names the out-of-memory refusal.
+                          assertThat(outcome.vote()).isIn(Vote.ERROR, Vote.HELD_BACK);
                           assertThat(outcome.detail()).contains("OOM");
                         });
               });
