@@ -18,8 +18,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,6 +51,21 @@ class IntegrationsIT {
   void shedLock() throws Exception {
     try (Redlock redlock = Redlock.create(RedlockConfig.builder().nodes(nodes).build())) {
       LockProvider lockProvider = new RedlockLockProvider(redlock); // instead of RedisLockProvider
+      // The README's ShedLock snippet: an executor over the same kind of provider
+      LockingTaskExecutor executor =
+          new DefaultLockingTaskExecutor(new RedlockLockProvider(redlock));
+      // One attempt per call, as above: a slow node on a loaded machine may refuse one.
+      java.util.concurrent.atomic.AtomicBoolean ran =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      Timing.await(
+          "the executor ran the task under the lock",
+          () -> {
+            executor.executeWithLock(
+                (Runnable) () -> ran.set(true),
+                new LockConfiguration(
+                    Instant.now(), "readme-job", Duration.ofSeconds(30), Duration.ZERO));
+            return ran.get();
+          });
       LockConfiguration nightly =
           new LockConfiguration(
               Instant.now(), "nightly-job", Duration.ofSeconds(30), Duration.ZERO);
