@@ -94,45 +94,6 @@ final class DoctorCommand implements Callable<Integer> {
       Long roundTripMicros,
       List<String> refused,
       MaxTtlRegister register) {
-    /** Facts without a register read (none there, or not read). */
-    NodeFacts(
-        String node,
-        String error,
-        String role,
-        String version,
-        String runId,
-        Long uptimeSeconds,
-        String appendonly,
-        String appendfsync,
-        boolean rewrittenSinceStart,
-        Long maxmemory,
-        String maxmemoryPolicy,
-        String marker,
-        Long offsetMillis,
-        Double rateExcess,
-        Double rateUncertainty,
-        Long roundTripMicros,
-        List<String> refused) {
-      this(
-          node,
-          error,
-          role,
-          version,
-          runId,
-          uptimeSeconds,
-          appendonly,
-          appendfsync,
-          rewrittenSinceStart,
-          maxmemory,
-          maxmemoryPolicy,
-          marker,
-          offsetMillis,
-          rateExcess,
-          rateUncertainty,
-          roundTripMicros,
-          refused,
-          null);
-    }
 
     boolean reachable() {
       return error == null;
@@ -382,7 +343,7 @@ final class DoctorCommand implements Callable<Integer> {
   private static NodeFacts unreachable(String node, String error) {
     return new NodeFacts(
         node, error, null, null, null, null, null, null, false, null, null, null, null, null, null,
-        null, List.of());
+        null, List.of(), null);
   }
 
   /** Asks one node everything doctor needs; never throws. */

@@ -30,7 +30,8 @@ class DoctorCommandTest {
         0.0001,
         0.0005,
         200L,
-        List.of());
+        List.of(),
+        null);
   }
 
   private static DoctorCommand.NodeFacts with(
@@ -57,7 +58,8 @@ class DoctorCommandTest {
         rate,
         f.rateUncertainty(),
         f.roundTripMicros(),
-        refused);
+        refused,
+        null);
   }
 
   private static DoctorCommand.NodeFacts withRegister(
@@ -186,7 +188,8 @@ class DoctorCommandTest {
             null,
             null,
             null,
-            List.of());
+            List.of(),
+            null);
     assertThat(DoctorCommand.assess(List.of(healthy("a", "1"), down, down), CONFIG).exitCode())
         .isEqualTo(ExitCodes.FAILURE);
   }
@@ -211,7 +214,8 @@ class DoctorCommandTest {
             0.0,
             0.0,
             100L,
-            List.of());
+            List.of(),
+            null);
     assertThat(DoctorCommand.guardState(young, CONFIG)).isEqualTo("held back");
     DoctorCommand.NodeFacts marked =
         new DoctorCommand.NodeFacts(
@@ -231,7 +235,8 @@ class DoctorCommandTest {
             0.0,
             0.0,
             100L,
-            List.of());
+            List.of(),
+            null);
     assertThat(DoctorCommand.guardState(marked, CONFIG)).isEqualTo("counts (fresh marker)");
     DoctorCommand.NodeFacts persisted =
         new DoctorCommand.NodeFacts(
@@ -251,7 +256,8 @@ class DoctorCommandTest {
             0.0,
             0.0,
             100L,
-            List.of());
+            List.of(),
+            null);
     assertThat(DoctorCommand.guardState(persisted, CONFIG))
         .isEqualTo("counts (AOF always, data loaded)");
     assertThat(

@@ -59,12 +59,6 @@ public record NodeInfo(
     this(runId, role, uptimeSeconds, serverTimeMicros, marker, persistence, memory, null);
   }
 
-  /** This information with the server's {@code version} too. */
-  public NodeInfo withVersion(String version) {
-    return new NodeInfo(
-        runId, role, uptimeSeconds, serverTimeMicros, marker, persistence, memory, version);
-  }
-
   /**
    * The node's memory limit ({@code maxmemory}, 0 for none) and what it does when the limit
    * is reached ({@code maxmemory-policy}): every policy but {@code noeviction} may evict a

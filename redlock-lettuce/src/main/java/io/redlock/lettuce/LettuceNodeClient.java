@@ -179,11 +179,14 @@ final class LettuceNodeClient implements NodeClient {
             clock,
             (texts, time) ->
                 new NodeInfo(
-                        field(texts[0], "run_id"),
-                        field(texts[1], "role"),
-                        Long.parseLong(field(texts[0], "uptime_in_seconds")),
-                        Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)))
-                    .withVersion(optionalField(texts[0], "redis_version")));
+                    field(texts[0], "run_id"),
+                    field(texts[1], "role"),
+                    Long.parseLong(field(texts[0], "uptime_in_seconds")),
+                    Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)),
+                    null,
+                    null,
+                    null,
+                    optionalField(texts[0], "redis_version")));
   }
 
   /**

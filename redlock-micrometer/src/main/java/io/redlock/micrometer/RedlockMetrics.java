@@ -86,12 +86,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p><b>Dropped events.</b> A {@code Redlock} drops a listener's events when too many wait for
  * it, and those that come after it was closed (see {@link RedlockListener}), so the event that
- * ends a held lease or an observation may never come. Nothing is kept for ever because of
- * that: at most once a second (by the meter registry's clock), on any event but
+ * ends a held lease or an observation may never come. Such entries are swept on later events:
+ * at most once a second (by the meter registry's clock), on any event but
  * {@code acquireStarted} (which runs on the caller's thread), a lease that is
  * no longer {@linkplain Lease#isValid() valid} leaves {@code redlock.lease.held}, and an
  * observation open for longer than {@link Builder#abandonAfter(Duration)} is stopped with
- * {@code outcome} {@code unknown}.
+ * {@code outcome} {@code unknown}. Once no event comes any more (the {@code Redlock} closed),
+ * nothing sweeps them.
  *
  * <p>Thread-safe. One instance serves one {@code Redlock}: the held-back gauge counts the
  * nodes of one configuration.

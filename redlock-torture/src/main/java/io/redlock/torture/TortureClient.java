@@ -129,7 +129,7 @@ final class TortureClient implements Runnable, ClientHandle {
       if (store != null) {
         OptionalLong value = store.begin(name, resource, lease.token(), lease.fencingToken());
         if (value.isEmpty()) {
-          counters.refused(); // a later holder has read: our lease ended meanwhile
+          // a later holder has read: our lease ended meanwhile (the store logs the refusal)
           return;
         }
         read = value.getAsLong();
@@ -140,7 +140,7 @@ final class TortureClient implements Runnable, ClientHandle {
       Thread.sleep(random.nextInt((int) options.work().toMillis() + 1));
       if (store != null
           && !store.commit(name, resource, lease.token(), lease.fencingToken(), read + 1)) {
-        counters.refused(); // a stale write, refused: it never reached the resource
+        // a stale write, refused: it never reached the resource (the store logs the refusal)
         return;
       }
       if (store != null) {

@@ -11,7 +11,6 @@ final class TortureCounters {
   private final LongAdder acquired = new LongAdder();
   private final LongAdder lost = new LongAdder();
   private final LongAdder committed = new LongAdder();
-  private final LongAdder refused = new LongAdder();
   private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
 
   void attempt() {
@@ -31,17 +30,8 @@ final class TortureCounters {
     committed.increment();
   }
 
-  /** A fenced read or write the store refused: its token was stale. */
-  void refused() {
-    refused.increment();
-  }
-
   long committedWrites() {
     return committed.sum();
-  }
-
-  long refusedWrites() {
-    return refused.sum();
   }
 
   void failure(String cause) {
