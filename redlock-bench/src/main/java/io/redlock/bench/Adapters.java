@@ -69,6 +69,31 @@ final class Adapters {
     }
   }
 
+  /**
+   * The implementation named {@code name} in {@code --impls} over {@code uris} (the 1-node
+   * implementations use the first).
+   *
+   * @throws IllegalArgumentException if no implementation has that name
+   */
+  static LockUnderTest create(String name, List<String> uris, Retry retry) {
+    return switch (name) {
+      case Results.OURS -> redlock(name, uris, retry);
+      case LoadHarness.REDLOCK_FENCED -> redlock(name, uris, retry, true);
+      case LoadHarness.REDISSON_REDLOCK -> redisson(name, uris, true, retry);
+      case LoadHarness.REDISSON_RLOCK -> redisson(name, uris.subList(0, 1), false, retry);
+      case LoadHarness.LETTUCE_RAW -> lettuceRaw(name, uris.get(0), retry);
+      case LoadHarness.LETTUCE_FANOUT -> lettuceFanout(name, uris, retry);
+      default -> throw new IllegalArgumentException("no Java implementation named " + name);
+    };
+  }
+
+  /** How many of {@code uris} the implementation {@code name} locks on. */
+  static int nodes(String name, List<String> uris) {
+    return name.equals(LoadHarness.REDISSON_RLOCK) || name.equals(LoadHarness.LETTUCE_RAW)
+        ? 1
+        : uris.size();
+  }
+
   /** This project's Redlock over the given nodes (Lettuce transport, declared fresh). */
   static LockUnderTest redlock(String name, List<String> uris, Retry retry) {
     return redlock(name, uris, retry, false);

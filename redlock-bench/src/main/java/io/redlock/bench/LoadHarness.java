@@ -35,7 +35,8 @@ import java.util.function.Function;
  * {@code latency} (1 thread, uncontended), {@code throughput} (1, 16, 64 threads on distinct
  * resources), {@code contended} (16 threads, one resource, mutual exclusion checked),
  * {@code sweep} (1 thread, N = 1, 3, 5, 7, 9 nodes). Every figure is the median of the rounds;
- * ratios are computed within each round, then their median is taken.
+ * ratios are computed within each round, then their median is taken. Each Java client runs in
+ * a JVM of its own ({@link ForkedClient}); node-redlock runs in Node.js ({@link NodePeer}).
  *
  * <p>Not a test: nothing runs it but this main method.
  */
@@ -69,7 +70,7 @@ public final class LoadHarness {
    * peer (latency only). All of them take turns in one rotation, so that no client is always
    * measured first or last in a round.
    */
-  private record Participant(String name, LockUnderTest impl, String nodeLine) {}
+  private record Participant(String name, Client impl, String nodeLine) {}
 
   static final String LATENCY = "latency";
   static final String CONTENDED = "contended";
@@ -102,6 +103,7 @@ public final class LoadHarness {
     Duration retryJitter = Duration.ofMillis(1);
     Duration maxWait = Duration.ofSeconds(10);
     boolean withNode;
+    boolean fork = true;
     Path nodeDir = Path.of("redlock-bench/node");
     Path nodeWork = Path.of("redlock-bench/target/node-peer");
     String commandLine;
@@ -123,6 +125,7 @@ public final class LoadHarness {
             System.exit(0);
           }
           case "--with-node" -> o.withNode = true;
+          case "--no-fork" -> o.fork = false;
           default -> {
             if (value == null) {
               if (i + 1 >= args.length) {
@@ -187,6 +190,8 @@ public final class LoadHarness {
             --impls redlock,redisson-redlock,redisson-rlock,lettuce-raw,lettuce-fanout,node-redlock
                                   (also redlock-fenced: fenced leases, by name only)
             --retry-delay 2ms --retry-jitter 1ms --max-wait 10s   polling retry policy
+            --no-fork             run the Java clients in this JVM (default: each in a JVM of
+                                  its own, kept for the whole run, as JMH forks)
             --with-node           also measure node-redlock (needs node and npm; installs
                                   redlock-bench/node into redlock-bench/target/node-peer)
           """;
@@ -261,7 +266,7 @@ public final class LoadHarness {
   }
 
   private static void runFiveNode(Options o, RedisServers servers, Results results)
-      throws InterruptedException {
+      throws InterruptedException, IOException {
     boolean any =
         o.scenarios.contains(LATENCY)
             || o.scenarios.contains("throughput")
@@ -270,28 +275,21 @@ public final class LoadHarness {
       return;
     }
     List<String> uris = servers.uris().subList(0, o.nodes);
-    CpuMeter cpu = cpuOf(servers, o.nodes);
-    List<LockUnderTest> impls = new ArrayList<>();
+    List<Client> impls = new ArrayList<>();
     NodePeer node = null;
     try {
-      if (o.impls.contains(Results.OURS)) {
-        impls.add(Adapters.redlock(Results.OURS, uris, retry(o)));
-      }
-      if (o.impls.contains(REDLOCK_FENCED)) {
-        impls.add(Adapters.redlock(REDLOCK_FENCED, uris, retry(o), true));
-      }
-      if (o.impls.contains(REDISSON_REDLOCK)) {
-        impls.add(Adapters.redisson(REDISSON_REDLOCK, uris, true, retry(o)));
-      }
-      if (o.impls.contains(REDISSON_RLOCK)) {
-        impls.add(Adapters.redisson(REDISSON_RLOCK, uris.subList(0, 1), false, retry(o)));
-      }
-      if (o.impls.contains(LETTUCE_RAW)) {
-        impls.add(Adapters.lettuceRaw(LETTUCE_RAW, uris.get(0), retry(o)));
-      }
-      if (o.impls.contains(LETTUCE_FANOUT)) {
-        impls.add(Adapters.lettuceFanout(LETTUCE_FANOUT, uris, retry(o)));
-      }
+      start(
+          o,
+          List.of(
+              Results.OURS,
+              REDLOCK_FENCED,
+              REDISSON_REDLOCK,
+              REDISSON_RLOCK,
+              LETTUCE_RAW,
+              LETTUCE_FANOUT),
+          uris,
+          servers,
+          impls);
       if (o.impls.contains(NODE_REDLOCK) && o.scenarios.contains(LATENCY)) {
         node = NodePeer.prepare(o.nodeDir, o.nodeWork);
       }
@@ -312,7 +310,7 @@ public final class LoadHarness {
             Locale.ROOT, "%n== round %d of %d, %d nodes ==%n", r + 1, o.rounds, o.nodes);
         for (Map.Entry<String, int[]> s : scenarios.entrySet()) {
           List<Participant> turn = new ArrayList<>();
-          for (LockUnderTest impl : impls) {
+          for (Client impl : impls) {
             turn.add(new Participant(impl.name(), impl, null));
           }
           if (s.getKey().equals(LATENCY) && node != null) {
@@ -322,14 +320,8 @@ public final class LoadHarness {
             if (p.impl() != null) {
               String prefix = "bench:" + p.name() + ":" + s.getKey();
               Figure f =
-                  Load.run(
-                      p.impl(),
-                      prefix,
-                      s.getValue()[0],
-                      s.getValue()[1] == 1,
-                      o.warmup,
-                      o.duration,
-                      cpu);
+                  p.impl()
+                      .measure(prefix, s.getValue()[0], s.getValue()[1] == 1, o.warmup, o.duration);
               results.put(s.getKey(), p.name(), r, f);
               print(s.getKey(), p.name(), p.impl().nodes(), s.getValue()[0], f);
             } else {
@@ -351,50 +343,53 @@ public final class LoadHarness {
         }
       }
     } finally {
-      impls.forEach(LockUnderTest::close);
+      impls.forEach(Client::close);
     }
   }
 
   private static void runSweep(Options o, RedisServers servers, Results results)
-      throws InterruptedException {
+      throws InterruptedException, IOException {
     for (int n : o.sweep) {
       List<String> uris = servers.uris().subList(0, n);
-      CpuMeter cpu = cpuOf(servers, n);
-      List<LockUnderTest> impls = new ArrayList<>();
+      List<Client> impls = new ArrayList<>();
       try {
-        if (o.impls.contains(Results.OURS)) {
-          impls.add(Adapters.redlock(Results.OURS, uris, retry(o)));
-        }
-        if (o.impls.contains(REDISSON_REDLOCK)) {
-          impls.add(Adapters.redisson(REDISSON_REDLOCK, uris, true, retry(o)));
-        }
-        if (o.impls.contains(LETTUCE_FANOUT)) {
-          impls.add(Adapters.lettuceFanout(LETTUCE_FANOUT, uris, retry(o)));
-        }
+        start(o, List.of(Results.OURS, REDISSON_REDLOCK, LETTUCE_FANOUT), uris, servers, impls);
         for (int r = 0; r < o.rounds; r++) {
           System.out.printf(
               Locale.ROOT, "%n== sweep N=%d, round %d of %d ==%n", n, r + 1, o.rounds);
-          for (LockUnderTest impl : rotate(impls, r)) {
+          for (Client impl : rotate(impls, r)) {
             Figure f =
-                Load.run(
-                    impl, "bench:" + impl.name() + ":n" + n, 1, false, o.warmup, o.duration, cpu);
+                impl.measure("bench:" + impl.name() + ":n" + n, 1, false, o.warmup, o.duration);
             results.put(sweepScenario(n), impl.name(), r, f);
             print(sweepScenario(n), impl.name(), n, 1, f);
           }
         }
       } finally {
-        impls.forEach(LockUnderTest::close);
+        impls.forEach(Client::close);
       }
     }
   }
 
-  /** Meters this JVM and the first {@code n} servers. */
-  private static CpuMeter cpuOf(RedisServers servers, int n) {
+  /**
+   * Starts, into {@code started}, each of {@code names} that {@code --impls} asks for, over
+   * {@code uris}: each in a JVM of its own ({@link ForkedClient}), or with {@code --no-fork}
+   * in this one.
+   */
+  private static void start(
+      Options o, List<String> names, List<String> uris, RedisServers servers, List<Client> started)
+      throws IOException {
     List<Long> pids = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < uris.size(); i++) {
       pids.add(servers.pid(i));
     }
-    return new CpuMeter(pids);
+    for (String name : names) {
+      if (o.impls.contains(name)) {
+        started.add(
+            o.fork
+                ? ForkedClient.start(name, uris, pids, retry(o))
+                : Client.inProcess(Adapters.create(name, uris, retry(o)), new CpuMeter(pids)));
+      }
+    }
   }
 
   static String sweepScenario(int n) {

@@ -180,6 +180,12 @@ final class Report {
             "what five local servers allow against one, with no algorithm"));
     f.add(
         new Floor(
+            "throughput " + tp + " distinct, lettuce-fanout / redisson-redlock (5 nodes)",
+            results.ratios(tp, LETTUCE_FANOUT, tp, REDISSON_REDLOCK, OPS),
+            "the Lettuce floor of a 5-node cycle against Redisson's RedLock: what a client"
+                + " that only fans out and counts reaches here"));
+    f.add(
+        new Floor(
             "throughput " + tp + ", redlock / lettuce-fanout (5 nodes)",
             results.ratios(tp, OURS, tp, LETTUCE_FANOUT, OPS),
             "the share of that floor redlock reaches"));
@@ -298,7 +304,14 @@ final class Report {
         .append(
             ". Within a round the"
                 + " implementations run one after the other, in an order that rotates from round"
-                + " to round.\n\n");
+                + " to round. ")
+        .append(
+            o.fork
+                ? "Each Java client runs in a JVM of its own, kept for the whole run (as JMH"
+                    + " forks a JVM per benchmark), so that no client runs on code the JIT"
+                    + " compiled for another client's types.\n\n"
+                : "Every Java client runs in the harness's JVM (`--no-fork`): the code they"
+                    + " share is compiled for all their types at once.\n\n");
 
     md.append("## Targets\n\n");
     md.append(
