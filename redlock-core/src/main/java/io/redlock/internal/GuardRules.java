@@ -87,13 +87,13 @@ final class GuardRules {
    * <p>The node's rate is measured over a baseline that ends at the first of the two readings:
    * its {@code TIME} advanced by {@code baseServerDelta} while our monotonic clock advanced by
    * {@code baseLocalDelta}, each end uncertain as in {@link #ranAhead} ({@code
-   * baseUncertaintyNanos} in all). The largest rate consistent with that is {@code
-   * (baseServerDelta + resolution) / (baseLocalDelta - baseUncertaintyNanos)}; if the clock kept
-   * that rate over the interval ({@code serverDelta} against {@code localDelta}, uncertain by
-   * {@code uncertaintyNanos}), whatever the node's clock gained beyond it is a step. The rate
-   * is the node's own, whatever it is (a clock running slow and then stepping forward is seen),
-   * and it replaces any allowance for drift: only the round trips' uncertainty is given to the
-   * node. Judging the rate against {@code driftFactor} is {@link #ranAhead}'s business.
+   * baseUncertaintyNanos} in all); {@link #fastestRate} is the largest rate consistent with
+   * that, and {@link #leastStepAtRate} what the clock gained beyond it over the interval
+   * ({@code serverDelta} against {@code localDelta}, uncertain by {@code uncertaintyNanos}).
+   * The rate is the node's own, whatever it is (a clock running slow and then stepping forward
+   * is seen), and it replaces any allowance for drift: only the round trips' uncertainty is
+   * given to the node. Judging the rate against {@code driftFactor} is {@link #ranAhead}'s
+   * business.
    */
   public static long leastStep(
       long baseServerDelta,
@@ -102,11 +102,43 @@ final class GuardRules {
       long serverDelta,
       long localDelta,
       long uncertaintyNanos) {
+    return leastStepAtRate(
+        fastestRate(baseServerDelta, baseLocalDelta, baseUncertaintyNanos),
+        serverDelta,
+        localDelta,
+        uncertaintyNanos);
+  }
+
+  /**
+   * The largest rate of a node's clock against ours consistent with a baseline over which its
+   * {@code TIME} advanced by {@code baseServerDelta} while our monotonic clock advanced by
+   * {@code baseLocalDelta}, uncertain by {@code baseUncertaintyNanos}: {@code (baseServerDelta
+   * + resolution) / (baseLocalDelta - baseUncertaintyNanos)}; {@link Double#NaN} when the
+   * baseline is no longer than its uncertainty and so says nothing of the rate.
+   */
+  public static double fastestRate(
+      long baseServerDelta, long baseLocalDelta, long baseUncertaintyNanos) {
     long baseShortest = baseLocalDelta - baseUncertaintyNanos;
-    if (baseShortest <= 0 || localDelta <= 0) {
+    if (baseShortest <= 0) {
+      return Double.NaN;
+    }
+    return (double) (baseServerDelta + TIME_RESOLUTION_NANOS) / baseShortest;
+  }
+
+  /**
+   * The smallest forward step of a node's clock between two readings beyond what a clock at
+   * {@code fastestRate} explains, in nanoseconds (negative when none is certain), or {@link
+   * Long#MIN_VALUE} when the rate is not known ({@link Double#NaN}) or no time passed between
+   * the readings: the interval ({@code serverDelta} of the node's {@code TIME} against {@code
+   * localDelta} of our clock) is taken at its longest, {@code uncertaintyNanos} (the two half
+   * round trips) longer, and the node's advance at its shortest, the {@code TIME} resolution
+   * less.
+   */
+  public static long leastStepAtRate(
+      double fastestRate, long serverDelta, long localDelta, long uncertaintyNanos) {
+    if (Double.isNaN(fastestRate) || localDelta <= 0) {
       return Long.MIN_VALUE;
     }
-    double fastestRate = (double) (baseServerDelta + TIME_RESOLUTION_NANOS) / baseShortest;
     double longest = (double) localDelta + uncertaintyNanos;
     return (long) Math.floor(serverDelta - TIME_RESOLUTION_NANOS - fastestRate * longest);
   }

@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  *       a sliding window of one to two minutes), a clock that ran ahead by more than {@code
  *       driftFactor} is flagged. Step: between consecutive probes, a clock that gained more
  *       than {@link #STEP_TOLERANCE_NANOS} beyond what its own rate over the sliding window
- *       predicts is flagged. Each reading is only known to lie within its probe's round trip,
+ *       predicts is flagged, and in the first interval after that window restarted (a new
+ *       process, a flag) beyond the rate it measured before; in the first interval after the
+ *       guard first saw the node only the rate rule applies. Each reading is only known to lie within its probe's round trip,
  *       and the rules flag only what lies beyond that uncertainty. A flagged node is held back
  *       as if it had restarted then, and neither marker nor persistence lets it count at once
  *       while this process runs.
@@ -127,6 +129,7 @@ final class RestartGuard {
   private final Reading[] anchor;
   private final Reading[] windowStart;
   private final Reading[] windowNext;
+  private final double[] ownRate;
   private final String[] refusal;
   private final boolean[] refusalLogged;
   private final boolean[] evictionLogged;
@@ -182,6 +185,8 @@ final class RestartGuard {
     this.anchor = new Reading[n];
     this.windowStart = new Reading[n];
     this.windowNext = new Reading[n];
+    this.ownRate = new double[n];
+    java.util.Arrays.fill(ownRate, Double.NaN);
     this.refusal = new String[n];
     this.refusalLogged = new boolean[n];
     this.evictionLogged = new boolean[n];
@@ -810,8 +815,14 @@ final class RestartGuard {
    * Compares the node's clock with ours: over the baselines since the first probe of this
    * process and over the sliding window (a rate beyond {@code driftFactor}), then since the
    * last probe against the node's own rate over the sliding window (a step beyond {@link
-   * #STEP_TOLERANCE_NANOS}). Redis expires keys by its wall clock: a clock that leapt forward
-   * or runs fast expired keys early, as a restart would have forgotten them.
+   * #STEP_TOLERANCE_NANOS}). In the first interval after the baselines restarted (at the first
+   * probe of a process, or at a flag), the sliding window ends where it starts and gives no
+   * rate: the step is then measured against the rate last measured over it (the same clock
+   * before the flag, or the host's clock under the process before). Only in the first
+   * interval after the guard first saw the node is there none: the rate rule over that
+   * interval, which allows {@code driftFactor} of it, is the only check there.
+   * Redis expires keys by its wall clock: a clock that leapt forward or runs fast expired keys
+   * early, as a restart would have forgotten them.
    */
   private void checkClock(int index, String name, Reading now, long received) {
     Reading previous = last[index];
@@ -832,11 +843,24 @@ final class RestartGuard {
               100.0 * driftFactor);
     } else if (previous != null) {
       Reading base = windowStart[index];
-      long step =
-          GuardRules.leastStep(
+      double rate =
+          GuardRules.fastestRate(
               previous.server() - base.server(),
               previous.local() - base.local(),
-              uncertainty(base, previous),
+              uncertainty(base, previous));
+      if (!Double.isNaN(rate)) {
+        ownRate[index] = rate;
+      } else {
+        // The baseline restarted at the previous probe (a new process, a flag) and gives no
+        // rate yet: the rate measured before stands in for it. A flag steps the clock, it does
+        // not change its rate; a new process behind the address runs on its host's clock.
+        // A node never measured has none: in its first interval the rate rule, over the same
+        // two readings, is the only check.
+        rate = ownRate[index];
+      }
+      long step =
+          GuardRules.leastStepAtRate(
+              rate,
               now.server() - previous.server(),
               now.local() - previous.local(),
               uncertainty(previous, now));

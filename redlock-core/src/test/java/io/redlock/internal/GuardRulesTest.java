@@ -117,6 +117,48 @@ class GuardRulesTest {
   }
 
   @Test
+  void fastestRateIsTheLargestRateTheBaselineAllows() {
+    long second = 1_000_000_000L;
+    long ms = 1_000_000L;
+    long us = 1_000L;
+    // a perfect clock over 60 s with no round trip: the TIME resolution only
+    assertThat(GuardRules.fastestRate(60 * second, 60 * second, 0))
+        .isEqualTo((60.0 * second + us) / (60 * second));
+    // 1 % fast over 1 s, 10 ms of uncertainty: up to 1.02 (1.01 s in 0.99 s)
+    assertThat(GuardRules.fastestRate(second + 10 * ms, second, 10 * ms))
+        .isEqualTo((double) (second + 10 * ms + us) / (second - 10 * ms));
+    // no longer than its uncertainty, or no time at all: no rate
+    assertThat(GuardRules.fastestRate(5 * ms, 5 * ms, 5 * ms)).isNaN();
+    assertThat(GuardRules.fastestRate(5 * ms, 5 * ms, 5 * ms + 1)).isNaN();
+    assertThat(GuardRules.fastestRate(0, 0, 0)).isNaN();
+    assertThat(GuardRules.fastestRate(5 * ms, 5 * ms, 5 * ms - 1)).isPositive();
+  }
+
+  @Test
+  void leastStepAtRateGivesTheNodeTheRateTheRoundTripsAndTheResolution() {
+    long second = 1_000_000_000L;
+    long ms = 1_000_000L;
+    long us = 1_000L;
+    // at a rate of exactly 1: 8 ms gained beyond 1 s is a step of 8 ms less the resolution
+    assertThat(GuardRules.leastStepAtRate(1.0, second + 8 * ms, second, 0)).isEqualTo(8 * ms - us);
+    // at 1.01, a clock at exactly that rate shows none, and the resolution is spare
+    assertThat(GuardRules.leastStepAtRate(1.01, second + 10 * ms, second, 0)).isEqualTo(-us);
+    assertThat(GuardRules.leastStepAtRate(1.01, second + 10 * ms + us, second, 0)).isZero();
+    // the round trips lengthen the interval, at the rate: 5 ms at 1.01 is 5.05 ms
+    assertThat(GuardRules.leastStepAtRate(1.01, second + 20 * ms, second, 5 * ms))
+        .isEqualTo(20 * ms - us - 10 * ms - 5_050 * us);
+    // no rate, or no time passed: nothing is said
+    assertThat(GuardRules.leastStepAtRate(Double.NaN, second + 100 * ms, second, 0))
+        .isEqualTo(Long.MIN_VALUE);
+    assertThat(GuardRules.leastStepAtRate(1.0, 100 * ms, 0, 0)).isEqualTo(Long.MIN_VALUE);
+    // leastStep is fastestRate then leastStepAtRate
+    assertThat(GuardRules.leastStep(60 * second, 60 * second, 0, second + 8 * ms, second, 0))
+        .isEqualTo(
+            GuardRules.leastStepAtRate(
+                GuardRules.fastestRate(60 * second, 60 * second, 0), second + 8 * ms, second, 0));
+  }
+
+  @Test
   void everyEvictionPolicyWithAMemoryLimitMayEvictLockKeys() {
     assertThat(new NodeInfo.Memory(0, "allkeys-lru").mayEvict()).isFalse();
     assertThat(new NodeInfo.Memory(1_000_000, "noeviction").mayEvict()).isFalse();
