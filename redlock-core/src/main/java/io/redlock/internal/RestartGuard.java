@@ -5,11 +5,9 @@ import io.redlock.internal.GuardRules.AtOnce;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
-import java.net.ConnectException;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -108,7 +106,7 @@ final class RestartGuard {
   private final long[] seenMaxTtl;
   private final long[] seenUntil;
   private final boolean[] seenForever;
-  private final String[] registerRefusal;
+  private final String[] registerFailure;
   private final boolean[] registerRefusalLogged;
   private final boolean[] rightsChecked;
   private final AtomicLong clusterMaxTtlMillis;
@@ -199,7 +197,7 @@ final class RestartGuard {
     this.seenMaxTtl = new long[n];
     this.seenUntil = new long[n];
     this.seenForever = new boolean[n];
-    this.registerRefusal = new String[n];
+    this.registerFailure = new String[n];
     this.registerRefusalLogged = new boolean[n];
     this.rightsChecked = new boolean[n];
     this.firstProbesLeft = n;
@@ -356,13 +354,13 @@ final class RestartGuard {
           : "restart guard: not probed since it was (re)connected";
     }
     if (!registerCovers(index, time.nanoTime())) {
-      String refused;
+      String failed;
       synchronized (this) {
-        refused = registerRefusal[index];
+        failed = registerFailure[index];
       }
       return "restart guard: this client's entry in the node's max-ttl register is not"
           + " confirmed for its maxTtl"
-          + (refused != null ? " (the raise failed: " + refused + ")" : "")
+          + (failed != null ? " (the raise failed: " + failed + ")" : "")
           + "; it counts again at the next successful probe";
     }
     long up = time.nanoTime() - startedAt.get(index);
@@ -489,8 +487,11 @@ final class RestartGuard {
         Throwable cause = Futures.unwrap(error);
         if (cause instanceof UnsupportedOperationException) {
           registerState.set(index, NO_REGISTER);
-        } else if (isRefusal(cause)) {
-          registerRefusal[index] = oneLine(cause);
+          return;
+        }
+        // Named in the votes' detail whatever it is (an OOM, say), but a refusal only at WARN.
+        registerFailure[index] = oneLine(cause);
+        if (GuardRules.isRefusal(cause)) {
           if (!registerRefusalLogged[index]) {
             registerRefusalLogged[index] = true;
             log.warn(
@@ -498,7 +499,7 @@ final class RestartGuard {
                     + " while the guard is on; allow EVAL, and GET, SET and TIME inside"
                     + " scripts, on key {} (see docs/production.md)",
                 name,
-                registerRefusal[index],
+                registerFailure[index],
                 maxTtlKey);
           }
         } else {
@@ -506,7 +507,7 @@ final class RestartGuard {
         }
         return;
       }
-      registerRefusal[index] = null;
+      registerFailure[index] = null;
       if (epoch == epochs.get(index)) {
         // Our entry lapses no earlier than hold after the node ran the script (after we
         // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
@@ -569,16 +570,6 @@ final class RestartGuard {
     }
   }
 
-  private static boolean isRefusal(Throwable cause) {
-    if (cause instanceof ConnectException
-        || cause instanceof TimeoutException
-        || cause instanceof java.io.IOException) {
-      return false;
-    }
-    String upper = String.valueOf(cause.getMessage()).toUpperCase(Locale.ROOT);
-    return upper.contains("NOPERM") || upper.contains("ERR") || upper.contains("UNKNOWN");
-  }
-
   private static String oneLine(Throwable cause) {
     return String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
   }
@@ -631,27 +622,18 @@ final class RestartGuard {
   }
 
   /**
-   * A probe failed. Unreachable or slow nodes are routine; a node that answers with an error
-   * (an ACL without INFO or TIME, a proxy that blocks them) would never count, silently: it is
-   * named once at WARN, and its votes' detail says so.
+   * A probe failed. Unreachable or slow nodes, and passing errors, are routine; a node that
+   * refuses the probe ({@link GuardRules#isRefusal}: an ACL without INFO or TIME, a renamed
+   * command, a proxy that blocks them) would never count, silently: it is named once at WARN,
+   * and its votes' detail says so.
    */
   private void failedProbe(int index, Throwable error) {
     Throwable cause = Futures.unwrap(error);
-    if (cause instanceof ConnectException
-        || cause instanceof TimeoutException
-        || cause instanceof java.io.IOException) {
+    if (!GuardRules.isRefusal(cause)) {
       log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
       return;
     }
-    String message = String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
-    String upper = message.toUpperCase(Locale.ROOT);
-    if (!upper.contains("NOPERM")
-        && !upper.contains("ERR")
-        && !upper.contains("UNKNOWN")
-        && !(cause instanceof UnsupportedOperationException)) {
-      log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
-      return;
-    }
+    String message = oneLine(cause);
     refusal[index] = message;
     if (holdBackRestarts && !refusalLogged[index]) {
       refusalLogged[index] = true;

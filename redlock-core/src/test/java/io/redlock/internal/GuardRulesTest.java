@@ -159,6 +159,59 @@ class GuardRulesTest {
   }
 
   @Test
+  void refusalsAreAclDenialsAndMissingCommandsAsRedisWordsThem() {
+    String[] refusals = {
+      // Redis 6.2, a command or a key outside the user's ACL
+      "NOPERM this user has no permissions to run the 'info' command or its subcommand",
+      "NOPERM this user has no permissions to access one of the keys used as arguments",
+      // Redis 7.2
+      "NOPERM User locker has no permissions to run the 'time' command",
+      // inside a script: 6.2, 7.0 and 7.2 words
+      "ERR Error running script (call to f_db8d8f63): @user_script:1: @user_script: 1: The user"
+          + " executing the script can't run this command or subcommand",
+      "ERR The user executing the script can't run this command or subcommand script: 104a, on"
+          + " @user_script:1.",
+      "ERR The user executing the script can't access at least one of the keys mentioned in"
+          + " the command arguments script: 104a, on @user_script:1.",
+      "ERR ACL failure in script: User locker has no permissions to run the 'time' command"
+          + " script: 8a2f, on @user_script:4.",
+      // renamed or disabled (rename-command), or missing behind a proxy
+      "ERR unknown command `TIME`, with args beginning with: ",
+      "ERR unknown command 'INFO', with args beginning with: 'server' ",
+      "ERR Error running script (call to f_104ae65d): @user_script:1: @user_script: 1: Unknown"
+          + " Redis command called from Lua script",
+    };
+    for (String message : refusals) {
+      assertThat(GuardRules.isRefusal(new RuntimeException(message))).as(message).isTrue();
+    }
+    assertThat(GuardRules.isRefusal(new UnsupportedOperationException("no max-ttl register")))
+        .isTrue();
+  }
+
+  @Test
+  void passingErrorsAndUnreachableNodesAreNoRefusal() {
+    String[] failures = {
+      "OOM command not allowed when used memory > 'maxmemory'.",
+      "ERR Error running script (call to f_5e1f): @user_script:1: @user_script: 1: -OOM command"
+          + " not allowed when used memory > 'maxmemory'.",
+      "LOADING Redis is loading the dataset in memory",
+      "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSCRIPT.",
+      "ERR Error running script (call to f_5e1f): @user_script:3: user_script:3: attempt to"
+          + " compare nil with number",
+      "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
+      "ERR max number of clients reached",
+    };
+    for (String message : failures) {
+      assertThat(GuardRules.isRefusal(new RuntimeException(message))).as(message).isFalse();
+    }
+    assertThat(GuardRules.isRefusal(new java.net.ConnectException("connection refused"))).isFalse();
+    assertThat(GuardRules.isRefusal(new java.io.IOException("NOPERM-looking reset"))).isFalse();
+    assertThat(GuardRules.isRefusal(new java.util.concurrent.TimeoutException("unknown command")))
+        .isFalse();
+    assertThat(GuardRules.isRefusal(new RuntimeException((String) null))).isFalse();
+  }
+
+  @Test
   void everyEvictionPolicyWithAMemoryLimitMayEvictLockKeys() {
     assertThat(new NodeInfo.Memory(0, "allkeys-lru").mayEvict()).isFalse();
     assertThat(new NodeInfo.Memory(1_000_000, "noeviction").mayEvict()).isFalse();
