@@ -5,6 +5,7 @@ import io.redlock.internal.GuardRules.AtOnce;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -58,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * <p>Note on concurrency: {@link #counts(int)} is on the hot path and reads atomic arrays
  * without locking. Probe results arrive on transport threads and change the per-node state
  * under this object's monitor; a lost connection marks the node unknown at once, from the
- * transport's event, so no request on a new connection can be counted before a probe.
+ * transport's event, so no request on a new connection can be counted before a probe. Nothing
+ * is logged under the monitor: what to log is decided there ({@link LogLines}) and written
+ * once it is released, so that a slow appender never stalls another transport thread.
  */
 final class RestartGuard {
   private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
@@ -94,6 +97,24 @@ final class RestartGuard {
 
   /** One reading of a node's clock: its {@code TIME}, our clock then, the round trip. */
   private record Reading(long server, long local, long roundTrip) {}
+
+  /**
+   * Log lines decided under the monitor, with the values they name, to be written by {@link
+   * #write()} once it is released. Confined to the thread that made it.
+   */
+  private static final class LogLines {
+    private final List<Runnable> lines = new ArrayList<>(2);
+
+    void add(Runnable line) {
+      lines.add(line);
+    }
+
+    void write() {
+      for (Runnable line : lines) {
+        line.run();
+      }
+    }
+  }
 
   private final List<NodeClient> nodes;
   private final TimeSource time;
@@ -408,9 +429,12 @@ final class RestartGuard {
   }
 
   private void tick() {
+    LogLines logs = new LogLines();
     synchronized (this) {
-      recomputeWindow(time.nanoTime()); // a value from a node no longer answering may lapse
+      // a value from a node no longer answering may lapse
+      recomputeWindow(time.nanoTime(), logs);
     }
+    logs.write();
     for (int i = 0; i < nodes.size(); i++) {
       // Without the guard, only nodes never reached need probing: for the start-up checks.
       if (holdBackRestarts || runIdOf(i) == null) {
@@ -482,49 +506,66 @@ final class RestartGuard {
       int index, int epoch, long sent, MaxTtlRegister held, Throwable error) {
     long received = time.nanoTime();
     String name = nodes.get(index).name();
+    LogLines logs = new LogLines();
     synchronized (this) {
-      if (error != null) {
-        Throwable cause = Futures.unwrap(error);
-        if (cause instanceof UnsupportedOperationException) {
-          registerState.set(index, NO_REGISTER);
-          return;
-        }
-        // Named in the votes' detail whatever it is (an OOM, say), but a refusal only at WARN.
-        registerFailure[index] = oneLine(cause);
-        if (GuardRules.isRefusal(cause)) {
-          if (!registerRefusalLogged[index]) {
-            registerRefusalLogged[index] = true;
-            log.warn(
-                "node={} refused the raise of the max-ttl register ({}): it does not count"
-                    + " while the guard is on; allow EVAL, and GET, SET and TIME inside"
-                    + " scripts, on key {} (see docs/production.md)",
-                name,
-                registerFailure[index],
-                maxTtlKey);
-          }
-        } else {
-          log.debug("node={} max-ttl register not raised: {}", name, cause.toString());
-        }
+      raisedRegister(index, epoch, sent, received, name, held, error, logs);
+    }
+    logs.write();
+  }
+
+  /** {@link #raisedRegister(int, int, long, MaxTtlRegister, Throwable)}, under the monitor. */
+  private void raisedRegister(
+      int index,
+      int epoch,
+      long sent,
+      long received,
+      String name,
+      MaxTtlRegister held,
+      Throwable error,
+      LogLines logs) {
+    if (error != null) {
+      Throwable cause = Futures.unwrap(error);
+      if (cause instanceof UnsupportedOperationException) {
+        registerState.set(index, NO_REGISTER);
         return;
       }
-      registerFailure[index] = null;
-      if (epoch == epochs.get(index)) {
-        // Our entry lapses no earlier than hold after the node ran the script (after we
-        // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
-        registerCovered.set(
-            index, sent + (long) (holdMillis * 1_000_000.0 / (1 + driftFactor)) - 1_000_000L);
-        registerState.set(index, REGISTER_CONFIRMED);
-        if (epoch != epochs.get(index)) {
-          registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
+      // Named in the votes' detail whatever it is (an OOM, say), but a refusal only at WARN.
+      String failure = oneLine(cause);
+      registerFailure[index] = failure;
+      if (GuardRules.isRefusal(cause)) {
+        if (!registerRefusalLogged[index]) {
+          registerRefusalLogged[index] = true;
+          logs.add(
+              () ->
+                  log.warn(
+                      "node={} refused the raise of the max-ttl register ({}): it does not"
+                          + " count while the guard is on; allow EVAL, and GET, SET and TIME"
+                          + " inside scripts, on key {} (see docs/production.md)",
+                      name,
+                      failure,
+                      maxTtlKey));
         }
+      } else {
+        logs.add(() -> log.debug("node={} max-ttl register not raised: {}", name, failure));
       }
-      seenMaxTtl[index] = held.maxTtlMillis();
-      seenForever[index] = held.remainingMillis() < 0;
-      // Kept a drift margin longer than the node says: a slow node clock keeps it longer.
-      seenUntil[index] =
-          received + (long) (held.remainingMillis() * 1_000_000.0 * (1 + driftFactor));
-      recomputeWindow(received);
+      return;
     }
+    registerFailure[index] = null;
+    if (epoch == epochs.get(index)) {
+      // Our entry lapses no earlier than hold after the node ran the script (after we
+      // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
+      registerCovered.set(
+          index, sent + (long) (holdMillis * 1_000_000.0 / (1 + driftFactor)) - 1_000_000L);
+      registerState.set(index, REGISTER_CONFIRMED);
+      if (epoch != epochs.get(index)) {
+        registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
+      }
+    }
+    seenMaxTtl[index] = held.maxTtlMillis();
+    seenForever[index] = held.remainingMillis() < 0;
+    // Kept a drift margin longer than the node says: a slow node clock keeps it longer.
+    seenUntil[index] = received + (long) (held.remainingMillis() * 1_000_000.0 * (1 + driftFactor));
+    recomputeWindow(received, logs);
   }
 
   /**
@@ -532,7 +573,7 @@ final class RestartGuard {
    * this client's own): it grows at once when another client's longer value is read, and
    * shrinks once that value lapsed (its client stopped raising it, and its leases are over).
    */
-  private void recomputeWindow(long now) {
+  private void recomputeWindow(long now, LogLines logs) {
     long longest = ownMaxTtlMillis;
     for (int i = 0; i < seenMaxTtl.length; i++) {
       long value = seenMaxTtl[i];
@@ -542,7 +583,8 @@ final class RestartGuard {
       if (value > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
         // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
         // freeze the cluster.
-        log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", value);
+        logs.add(
+            () -> log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", value));
         continue;
       }
       longest = value;
@@ -552,21 +594,27 @@ final class RestartGuard {
       return;
     }
     windowNanos.set(window(longest));
+    long widest = longest;
     if (longest > ownMaxTtlMillis && !widenedLogged) {
       widenedLogged = true;
-      log.warn(
-          "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
-              + " restarted nodes are held back for the longer one while it raises the"
-              + " register; set the same maxTtl on every client",
-          longest,
-          ownMaxTtlMillis);
+      logs.add(
+          () ->
+              log.warn(
+                  "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
+                      + " restarted nodes are held back for the longer one while it raises the"
+                      + " register; set the same maxTtl on every client",
+                  widest,
+                  ownMaxTtlMillis));
     } else if (longest < before) {
-      log.info(
-          "the longest maxTtl in the cluster's register is now {} ms (was {} ms): restarted"
-              + " nodes are held back for {}",
-          longest,
-          before,
-          Durations.formatNanos(window(longest)));
+      String window = Durations.formatNanos(window(longest));
+      logs.add(
+          () ->
+              log.info(
+                  "the longest maxTtl in the cluster's register is now {} ms (was {} ms):"
+                      + " restarted nodes are held back for {}",
+                  widest,
+                  before,
+                  window));
     }
   }
 
@@ -580,16 +628,17 @@ final class RestartGuard {
     boolean startFailed = false;
     boolean startDone = false;
     boolean checkRights = false;
+    LogLines logs = new LogLines();
     synchronized (this) {
       probing[index] = false;
       if (error == null && epoch != epochs.get(index)) {
-        log.debug(
-            "node={} probe answered across a lost connection: ignored", nodes.get(index).name());
+        String name = nodes.get(index).name();
+        logs.add(() -> log.debug("node={} probe answered across a lost connection: ignored", name));
       } else if (error == null) {
         refusal[index] = null;
-        refused = learn(index, sent, received, info);
+        refused = learn(index, sent, received, info, logs);
       } else {
-        failedProbe(index, error);
+        failedProbe(index, error, logs);
       }
       if (!probedOnce[index]) {
         probedOnce[index] = true;
@@ -609,6 +658,7 @@ final class RestartGuard {
         }
       }
     }
+    logs.write();
     if (checkRights) {
       checkRights(index);
     }
@@ -627,21 +677,26 @@ final class RestartGuard {
    * command, a proxy that blocks them) would never count, silently: it is named once at WARN,
    * and its votes' detail says so.
    */
-  private void failedProbe(int index, Throwable error) {
+  private void failedProbe(int index, Throwable error, LogLines logs) {
     Throwable cause = Futures.unwrap(error);
+    String name = nodes.get(index).name();
     if (!GuardRules.isRefusal(cause)) {
-      log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
+      String failure = cause.toString();
+      logs.add(() -> log.debug("node={} not probed: {}", name, failure));
       return;
     }
     String message = oneLine(cause);
     refusal[index] = message;
     if (holdBackRestarts && !refusalLogged[index]) {
       refusalLogged[index] = true;
-      log.warn(
-          "node={} refused the restart guard's probe ({}): it does not count while the"
-              + " guard is on; allow INFO and TIME for this user (see docs/production.md)",
-          nodes.get(index).name(),
-          message);
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} refused the restart guard's probe ({}): it does not count while the"
+                      + " guard is on; allow INFO and TIME for this user (see"
+                      + " docs/production.md)",
+                  name,
+                  message));
     }
   }
 
@@ -709,7 +764,8 @@ final class RestartGuard {
   }
 
   /** Takes in a probe's answer; returns the refusal if the node is not an independent master. */
-  private RedlockConfigException learn(int index, long sent, long received, NodeInfo info) {
+  private RedlockConfigException learn(
+      int index, long sent, long received, NodeInfo info, LogLines logs) {
     String name = nodes.get(index).name();
     if (info.isReplica()) {
       standing.set(index, EXCLUDED);
@@ -738,12 +794,15 @@ final class RestartGuard {
       // Not refused: the operator may know the limit is never reached. But it is a safety
       // problem when it is, so it is said once, loudly (redlock doctor fails on it).
       evictionLogged[index] = true;
-      log.warn(
-          "node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
-              + " free locks early; use noeviction (or no maxmemory)",
-          name,
-          info.memory().maxmemory(),
-          info.memory().policy());
+      NodeInfo.Memory memory = info.memory();
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
+                      + " free locks early; use noeviction (or no maxmemory)",
+                  name,
+                  memory.maxmemory(),
+                  memory.policy()));
     }
     long rtt = received - sent;
     Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
@@ -764,15 +823,18 @@ final class RestartGuard {
       last[index] = null;
       if (runIds[index] != null) {
         heldBackLogged[index] = false;
-        log.warn(
-            "node={} restarted (run_id changed); it counts again once up for {}, or at"
-                + " once if it persists every write",
-            name,
-            Durations.formatNanos(windowNanos.get()));
+        String window = Durations.formatNanos(windowNanos.get());
+        logs.add(
+            () ->
+                log.warn(
+                    "node={} restarted (run_id changed); it counts again once up for {}, or at"
+                        + " once if it persists every write",
+                    name,
+                    window));
       }
       runIds[index] = info.runId();
     } else {
-      checkClock(index, name, now, received);
+      checkClock(index, name, now, received, logs);
     }
     last[index] = now;
     lastAnswer[index] = received;
@@ -782,8 +844,9 @@ final class RestartGuard {
     standing.set(index, KNOWN);
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;
-      log.info("node={} held back: {}", name, whyHeldBack(index));
-      reportLater(events, index, name, whyHeldBack(index));
+      String why = whyHeldBack(index);
+      logs.add(() -> log.info("node={} held back: {}", name, why));
+      reportLater(events, index, name, why);
     } else if (counts(index)) {
       if (heldBackLogged[index]) {
         reportLater(events, index, name, null);
@@ -806,7 +869,7 @@ final class RestartGuard {
    * Redis expires keys by its wall clock: a clock that leapt forward or runs fast expired keys
    * early, as a restart would have forgotten them.
    */
-  private void checkClock(int index, String name, Reading now, long received) {
+  private void checkClock(int index, String name, Reading now, long received, LogLines logs) {
     Reading previous = last[index];
     String flagged = null;
     Reading fast =
@@ -865,11 +928,11 @@ final class RestartGuard {
       windowNext[index] = null;
       if (!heldBackLogged[index]) {
         heldBackLogged[index] = true;
-        log.warn(
-            "node={} clock {}; held back for {} as if restarted",
-            name,
-            flagged,
-            Durations.formatNanos(windowNanos.get()));
+        String why = flagged;
+        String window = Durations.formatNanos(windowNanos.get());
+        logs.add(
+            () ->
+                log.warn("node={} clock {}; held back for {} as if restarted", name, why, window));
       }
       return;
     }
