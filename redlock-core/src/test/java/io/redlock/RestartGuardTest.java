@@ -361,6 +361,27 @@ class RestartGuardTest {
   }
 
   @Test
+  void aNewProcessOnAFasterClockWithinDriftFactorIsFlaggedOnceAndThenCounts() {
+    // the process before ran on a perfect clock; the new one (on another host, say) on a clock
+    // 0.5 % fast: within driftFactor, but 5 ms a second beyond the rate measured before
+    SimCluster c = restartedCountingAtOnce(Duration.ZERO);
+    for (int tenth = 0; tenth < 10; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1).dividedBy(2));
+      c.time.advance(Duration.ofMillis(100));
+    }
+    c.node(1).crash();
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("jumped forward by at least");
+    // measured anew from then on, not flagged again at every probe: it counts after a window
+    for (int tenth = 0; tenth < HOLD_BACK.plusSeconds(2).toMillis() / 100; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1).dividedBy(2));
+      c.time.advance(Duration.ofMillis(100));
+    }
+    assertThat(c.redlock.acquireAsync("s", TTL)).isCompleted();
+  }
+
+  @Test
   void anEightMillisecondStepInTheFirstIntervalAfterAFlagIsFlaggedAgain() {
     SimCluster c = cluster(3);
     c.time.advanceInSteps(Duration.ofSeconds(5), Duration.ofSeconds(1));

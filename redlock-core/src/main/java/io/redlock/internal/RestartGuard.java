@@ -863,9 +863,10 @@ final class RestartGuard {
    * #STEP_TOLERANCE_NANOS}). In the first interval after the baselines restarted (at the first
    * probe of a process, or at a flag), the sliding window ends where it starts and gives no
    * rate: the step is then measured against the rate last measured over it (the same clock
-   * before the flag, or the host's clock under the process before). Only in the first
-   * interval after the guard first saw the node is there none: the rate rule over that
-   * interval, which allows {@code driftFactor} of it, is the only check there.
+   * before the flag, or the host's clock under the process before), for that one interval.
+   * In the interval after a flag it caused, and in the first after the guard first saw the
+   * node, there is none: the rate rule over that interval, which allows {@code driftFactor} of
+   * it, is the only check there.
    * Redis expires keys by its wall clock: a clock that leapt forward or runs fast expired keys
    * early, as a restart would have forgotten them.
    */
@@ -899,9 +900,12 @@ final class RestartGuard {
         // The baseline restarted at the previous probe (a new process, a flag) and gives no
         // rate yet: the rate measured before stands in for it. A flag steps the clock, it does
         // not change its rate; a new process behind the address runs on its host's clock.
-        // A node never measured has none: in its first interval the rate rule, over the same
-        // two readings, is the only check.
+        // Used once: should it be wrong (a process moved to a host whose clock runs faster),
+        // the flag it causes restarts the baseline, and judging the next interval by it again
+        // would flag the node at every probe; it is measured anew instead. A node never
+        // measured has none: in its first interval the rate rule is the only check.
         rate = ownRate[index];
+        ownRate[index] = Double.NaN;
       }
       long step =
           GuardRules.leastStepAtRate(
