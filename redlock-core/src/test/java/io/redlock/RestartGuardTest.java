@@ -311,6 +311,119 @@ class RestartGuardTest {
     assertThat(outcome.detail()).contains("jumped forward");
   }
 
+  /**
+   * Node 0 persists every write and restarts at once as a new process that counts at once (the
+   * marker of the process before proves its data was loaded), its clock having run at {@code
+   * tenthsGain} per 100 ms since the start; returns once the guard saw the new process.
+   */
+  private static SimCluster restartedCountingAtOnce(Duration tenthsGain) {
+    SimCluster c = cluster(3);
+    for (int tenth = 0; tenth < 50; tenth++) {
+      c.node(0).jumpClock(tenthsGain);
+      c.time.advance(Duration.ofMillis(100));
+    }
+    c.node(0).putPersistent(MARKER, FreshMarker.value(c.node(0).runId()));
+    c.node(0).persistence(AOF_ALWAYS);
+    c.node(0).crash();
+    c.node(0).recover();
+    for (int tenth = 0; tenth < 10; tenth++) {
+      c.node(0).jumpClock(tenthsGain);
+      c.time.advance(Duration.ofMillis(100)); // the probe sees the new run_id
+    }
+    return c;
+  }
+
+  @Test
+  void anEightMillisecondStepInTheFirstIntervalOfANewProcessIsFlagged() {
+    SimCluster c = restartedCountingAtOnce(Duration.ZERO);
+    c.node(1).crash();
+    assertThat(c.redlock.acquireAsync("r", TTL)).as("counts at once").isCompleted();
+    c.node(1).recover();
+    // within driftFactor of the interval (10 ms in 1 s), so the rate rule lets it pass: only a
+    // step check can see it, against the rate its host's clock kept under the process before
+    c.node(0).jumpClock(Duration.ofMillis(8));
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(1).crash();
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("s", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("jumped forward by at least 8.00 ms");
+  }
+
+  @Test
+  void aClockAtExactlyDriftFactorIsNotFlaggedInTheFirstIntervalOfANewProcess() {
+    SimCluster c = restartedCountingAtOnce(Duration.ofMillis(1)); // 1 %, driftFactor
+    for (int tenth = 0; tenth < 30; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1));
+      c.time.advance(Duration.ofMillis(100));
+    }
+    c.node(1).crash();
+    assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
+  }
+
+  @Test
+  void aNewProcessOnAFasterClockWithinDriftFactorIsFlaggedOnceAndThenCounts() {
+    // the process before ran on a perfect clock; the new one (on another host, say) on a clock
+    // 0.5 % fast: within driftFactor, but 5 ms a second beyond the rate measured before
+    SimCluster c = restartedCountingAtOnce(Duration.ZERO);
+    for (int tenth = 0; tenth < 10; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1).dividedBy(2));
+      c.time.advance(Duration.ofMillis(100));
+    }
+    c.node(1).crash();
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("jumped forward by at least");
+    // measured anew from then on, not flagged again at every probe: it counts after a window
+    for (int tenth = 0; tenth < HOLD_BACK.plusSeconds(2).toMillis() / 100; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1).dividedBy(2));
+      c.time.advance(Duration.ofMillis(100));
+    }
+    assertThat(c.redlock.acquireAsync("s", TTL)).isCompleted();
+  }
+
+  @Test
+  void anEightMillisecondStepInTheFirstIntervalAfterAFlagIsFlaggedAgain() {
+    SimCluster c = cluster(3);
+    c.time.advanceInSteps(Duration.ofSeconds(5), Duration.ofSeconds(1));
+    c.node(0).jumpClock(Duration.ofSeconds(30));
+    c.time.advance(Duration.ofSeconds(1)); // flagged: held back from this probe on
+    c.node(0).jumpClock(Duration.ofMillis(8));
+    c.time.advance(Duration.ofSeconds(1)); // a second step, 1 s later
+    c.node(1).crash();
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("jumped forward by at least 8.00 ms");
+    // the hold back runs from the second step: a window after the first, it still does not
+    // count; a window after the second, it does
+    c.time.advanceInSteps(HOLD_BACK.minusMillis(900), Duration.ofMillis(100));
+    assertThat(failure(c.redlock.acquireAsync("s", TTL)).lastOutcomes().get(0).vote())
+        .isEqualTo(Vote.HELD_BACK);
+    c.time.advanceInSteps(Duration.ofSeconds(1), Duration.ofMillis(100));
+    assertThat(c.redlock.acquireAsync("t", TTL)).isCompleted();
+  }
+
+  @Test
+  void aClockAtExactlyDriftFactorIsNotFlaggedAgainInTheFirstIntervalAfterAFlag() {
+    SimCluster c = cluster(3);
+    for (int tenth = 0; tenth < 50; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1)); // 1 %, driftFactor
+      c.time.advance(Duration.ofMillis(100));
+    }
+    c.node(0).jumpClock(Duration.ofSeconds(30));
+    for (int tenth = 0; tenth < 10; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1));
+      c.time.advance(Duration.ofMillis(100)); // flagged for the jump of 30 s
+    }
+    for (int tenth = 0; tenth < 20; tenth++) {
+      c.node(0).jumpClock(Duration.ofMillis(1));
+      c.time.advance(Duration.ofMillis(100));
+    }
+    c.node(1).crash();
+    NodeOutcome outcome = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(outcome.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(outcome.detail()).contains("ran ahead by").doesNotContain("jumped");
+  }
+
   @Test
   void aNodeDeclaredFreshCountsAtOnceUntilItRestarts() {
     SimCluster c = cluster(3);

@@ -5,11 +5,10 @@ import io.redlock.internal.GuardRules.AtOnce;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
-import java.net.ConnectException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -38,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *       a sliding window of one to two minutes), a clock that ran ahead by more than {@code
  *       driftFactor} is flagged. Step: between consecutive probes, a clock that gained more
  *       than {@link #STEP_TOLERANCE_NANOS} beyond what its own rate over the sliding window
- *       predicts is flagged. Each reading is only known to lie within its probe's round trip,
+ *       predicts is flagged, and in the first interval after that window restarted (a new
+ *       process, a flag) beyond the rate it measured before; in the first interval after the
+ *       guard first saw the node only the rate rule applies. Each reading is only known to lie within its probe's round trip,
  *       and the rules flag only what lies beyond that uncertainty. A flagged node is held back
  *       as if it had restarted then, and neither marker nor persistence lets it count at once
  *       while this process runs.
@@ -58,7 +59,9 @@ import org.slf4j.LoggerFactory;
  * <p>Note on concurrency: {@link #counts(int)} is on the hot path and reads atomic arrays
  * without locking. Probe results arrive on transport threads and change the per-node state
  * under this object's monitor; a lost connection marks the node unknown at once, from the
- * transport's event, so no request on a new connection can be counted before a probe.
+ * transport's event, so no request on a new connection can be counted before a probe. Nothing
+ * is logged under the monitor: what to log is decided there ({@link LogLines}) and written
+ * once it is released, so that a slow appender never stalls another transport thread.
  */
 final class RestartGuard {
   private static final Logger log = LoggerFactory.getLogger(RestartGuard.class);
@@ -95,6 +98,24 @@ final class RestartGuard {
   /** One reading of a node's clock: its {@code TIME}, our clock then, the round trip. */
   private record Reading(long server, long local, long roundTrip) {}
 
+  /**
+   * Log lines decided under the monitor, with the values they name, to be written by {@link
+   * #write()} once it is released. Confined to the thread that made it.
+   */
+  private static final class LogLines {
+    private final List<Runnable> lines = new ArrayList<>(2);
+
+    void add(Runnable line) {
+      lines.add(line);
+    }
+
+    void write() {
+      for (Runnable line : lines) {
+        line.run();
+      }
+    }
+  }
+
   private final List<NodeClient> nodes;
   private final TimeSource time;
   private final boolean holdBackRestarts;
@@ -106,7 +127,7 @@ final class RestartGuard {
   private final long[] seenMaxTtl;
   private final long[] seenUntil;
   private final boolean[] seenForever;
-  private final String[] registerRefusal;
+  private final String[] registerFailure;
   private final boolean[] registerRefusalLogged;
   private final boolean[] rightsChecked;
   private final AtomicLong clusterMaxTtlMillis;
@@ -127,6 +148,7 @@ final class RestartGuard {
   private final Reading[] anchor;
   private final Reading[] windowStart;
   private final Reading[] windowNext;
+  private final double[] ownRate;
   private final String[] refusal;
   private final boolean[] refusalLogged;
   private final boolean[] evictionLogged;
@@ -182,6 +204,8 @@ final class RestartGuard {
     this.anchor = new Reading[n];
     this.windowStart = new Reading[n];
     this.windowNext = new Reading[n];
+    this.ownRate = new double[n];
+    java.util.Arrays.fill(ownRate, Double.NaN);
     this.refusal = new String[n];
     this.refusalLogged = new boolean[n];
     this.evictionLogged = new boolean[n];
@@ -194,7 +218,7 @@ final class RestartGuard {
     this.seenMaxTtl = new long[n];
     this.seenUntil = new long[n];
     this.seenForever = new boolean[n];
-    this.registerRefusal = new String[n];
+    this.registerFailure = new String[n];
     this.registerRefusalLogged = new boolean[n];
     this.rightsChecked = new boolean[n];
     this.firstProbesLeft = n;
@@ -351,13 +375,13 @@ final class RestartGuard {
           : "restart guard: not probed since it was (re)connected";
     }
     if (!registerCovers(index, time.nanoTime())) {
-      String refused;
+      String failed;
       synchronized (this) {
-        refused = registerRefusal[index];
+        failed = registerFailure[index];
       }
       return "restart guard: this client's entry in the node's max-ttl register is not"
           + " confirmed for its maxTtl"
-          + (refused != null ? " (the raise failed: " + refused + ")" : "")
+          + (failed != null ? " (the raise failed: " + failed + ")" : "")
           + "; it counts again at the next successful probe";
     }
     long up = time.nanoTime() - startedAt.get(index);
@@ -405,9 +429,12 @@ final class RestartGuard {
   }
 
   private void tick() {
+    LogLines logs = new LogLines();
     synchronized (this) {
-      recomputeWindow(time.nanoTime()); // a value from a node no longer answering may lapse
+      // a value from a node no longer answering may lapse
+      recomputeWindow(time.nanoTime(), logs);
     }
+    logs.write();
     for (int i = 0; i < nodes.size(); i++) {
       // Without the guard, only nodes never reached need probing: for the start-up checks.
       if (holdBackRestarts || runIdOf(i) == null) {
@@ -479,46 +506,66 @@ final class RestartGuard {
       int index, int epoch, long sent, MaxTtlRegister held, Throwable error) {
     long received = time.nanoTime();
     String name = nodes.get(index).name();
+    LogLines logs = new LogLines();
     synchronized (this) {
-      if (error != null) {
-        Throwable cause = Futures.unwrap(error);
-        if (cause instanceof UnsupportedOperationException) {
-          registerState.set(index, NO_REGISTER);
-        } else if (isRefusal(cause)) {
-          registerRefusal[index] = oneLine(cause);
-          if (!registerRefusalLogged[index]) {
-            registerRefusalLogged[index] = true;
-            log.warn(
-                "node={} refused the raise of the max-ttl register ({}): it does not count"
-                    + " while the guard is on; allow EVAL, and GET, SET and TIME inside"
-                    + " scripts, on key {} (see docs/production.md)",
-                name,
-                registerRefusal[index],
-                maxTtlKey);
-          }
-        } else {
-          log.debug("node={} max-ttl register not raised: {}", name, cause.toString());
-        }
+      raisedRegister(index, epoch, sent, received, name, held, error, logs);
+    }
+    logs.write();
+  }
+
+  /** {@link #raisedRegister(int, int, long, MaxTtlRegister, Throwable)}, under the monitor. */
+  private void raisedRegister(
+      int index,
+      int epoch,
+      long sent,
+      long received,
+      String name,
+      MaxTtlRegister held,
+      Throwable error,
+      LogLines logs) {
+    if (error != null) {
+      Throwable cause = Futures.unwrap(error);
+      if (cause instanceof UnsupportedOperationException) {
+        registerState.set(index, NO_REGISTER);
         return;
       }
-      registerRefusal[index] = null;
-      if (epoch == epochs.get(index)) {
-        // Our entry lapses no earlier than hold after the node ran the script (after we
-        // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
-        registerCovered.set(
-            index, sent + (long) (holdMillis * 1_000_000.0 / (1 + driftFactor)) - 1_000_000L);
-        registerState.set(index, REGISTER_CONFIRMED);
-        if (epoch != epochs.get(index)) {
-          registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
+      // Named in the votes' detail whatever it is (an OOM, say), but a refusal only at WARN.
+      String failure = oneLine(cause);
+      registerFailure[index] = failure;
+      if (GuardRules.isRefusal(cause)) {
+        if (!registerRefusalLogged[index]) {
+          registerRefusalLogged[index] = true;
+          logs.add(
+              () ->
+                  log.warn(
+                      "node={} refused the raise of the max-ttl register ({}): it does not"
+                          + " count while the guard is on; allow EVAL, and GET, SET and TIME"
+                          + " inside scripts, on key {} (see docs/production.md)",
+                      name,
+                      failure,
+                      maxTtlKey));
         }
+      } else {
+        logs.add(() -> log.debug("node={} max-ttl register not raised: {}", name, failure));
       }
-      seenMaxTtl[index] = held.maxTtlMillis();
-      seenForever[index] = held.remainingMillis() < 0;
-      // Kept a drift margin longer than the node says: a slow node clock keeps it longer.
-      seenUntil[index] =
-          received + (long) (held.remainingMillis() * 1_000_000.0 * (1 + driftFactor));
-      recomputeWindow(received);
+      return;
     }
+    registerFailure[index] = null;
+    if (epoch == epochs.get(index)) {
+      // Our entry lapses no earlier than hold after the node ran the script (after we
+      // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
+      registerCovered.set(
+          index, sent + (long) (holdMillis * 1_000_000.0 / (1 + driftFactor)) - 1_000_000L);
+      registerState.set(index, REGISTER_CONFIRMED);
+      if (epoch != epochs.get(index)) {
+        registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
+      }
+    }
+    seenMaxTtl[index] = held.maxTtlMillis();
+    seenForever[index] = held.remainingMillis() < 0;
+    // Kept a drift margin longer than the node says: a slow node clock keeps it longer.
+    seenUntil[index] = received + (long) (held.remainingMillis() * 1_000_000.0 * (1 + driftFactor));
+    recomputeWindow(received, logs);
   }
 
   /**
@@ -526,7 +573,7 @@ final class RestartGuard {
    * this client's own): it grows at once when another client's longer value is read, and
    * shrinks once that value lapsed (its client stopped raising it, and its leases are over).
    */
-  private void recomputeWindow(long now) {
+  private void recomputeWindow(long now, LogLines logs) {
     long longest = ownMaxTtlMillis;
     for (int i = 0; i < seenMaxTtl.length; i++) {
       long value = seenMaxTtl[i];
@@ -536,7 +583,8 @@ final class RestartGuard {
       if (value > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
         // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
         // freeze the cluster.
-        log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", value);
+        logs.add(
+            () -> log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", value));
         continue;
       }
       longest = value;
@@ -546,32 +594,28 @@ final class RestartGuard {
       return;
     }
     windowNanos.set(window(longest));
+    long widest = longest;
     if (longest > ownMaxTtlMillis && !widenedLogged) {
       widenedLogged = true;
-      log.warn(
-          "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
-              + " restarted nodes are held back for the longer one while it raises the"
-              + " register; set the same maxTtl on every client",
-          longest,
-          ownMaxTtlMillis);
+      logs.add(
+          () ->
+              log.warn(
+                  "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
+                      + " restarted nodes are held back for the longer one while it raises the"
+                      + " register; set the same maxTtl on every client",
+                  widest,
+                  ownMaxTtlMillis));
     } else if (longest < before) {
-      log.info(
-          "the longest maxTtl in the cluster's register is now {} ms (was {} ms): restarted"
-              + " nodes are held back for {}",
-          longest,
-          before,
-          Durations.formatNanos(window(longest)));
+      String window = Durations.formatNanos(window(longest));
+      logs.add(
+          () ->
+              log.info(
+                  "the longest maxTtl in the cluster's register is now {} ms (was {} ms):"
+                      + " restarted nodes are held back for {}",
+                  widest,
+                  before,
+                  window));
     }
-  }
-
-  private static boolean isRefusal(Throwable cause) {
-    if (cause instanceof ConnectException
-        || cause instanceof TimeoutException
-        || cause instanceof java.io.IOException) {
-      return false;
-    }
-    String upper = String.valueOf(cause.getMessage()).toUpperCase(Locale.ROOT);
-    return upper.contains("NOPERM") || upper.contains("ERR") || upper.contains("UNKNOWN");
   }
 
   private static String oneLine(Throwable cause) {
@@ -584,16 +628,17 @@ final class RestartGuard {
     boolean startFailed = false;
     boolean startDone = false;
     boolean checkRights = false;
+    LogLines logs = new LogLines();
     synchronized (this) {
       probing[index] = false;
       if (error == null && epoch != epochs.get(index)) {
-        log.debug(
-            "node={} probe answered across a lost connection: ignored", nodes.get(index).name());
+        String name = nodes.get(index).name();
+        logs.add(() -> log.debug("node={} probe answered across a lost connection: ignored", name));
       } else if (error == null) {
         refusal[index] = null;
-        refused = learn(index, sent, received, info);
+        refused = learn(index, sent, received, info, logs);
       } else {
-        failedProbe(index, error);
+        failedProbe(index, error, logs);
       }
       if (!probedOnce[index]) {
         probedOnce[index] = true;
@@ -613,6 +658,7 @@ final class RestartGuard {
         }
       }
     }
+    logs.write();
     if (checkRights) {
       checkRights(index);
     }
@@ -626,35 +672,31 @@ final class RestartGuard {
   }
 
   /**
-   * A probe failed. Unreachable or slow nodes are routine; a node that answers with an error
-   * (an ACL without INFO or TIME, a proxy that blocks them) would never count, silently: it is
-   * named once at WARN, and its votes' detail says so.
+   * A probe failed. Unreachable or slow nodes, and passing errors, are routine; a node that
+   * refuses the probe ({@link GuardRules#isRefusal}: an ACL without INFO or TIME, a renamed
+   * command, a proxy that blocks them) would never count, silently: it is named once at WARN,
+   * and its votes' detail says so.
    */
-  private void failedProbe(int index, Throwable error) {
+  private void failedProbe(int index, Throwable error, LogLines logs) {
     Throwable cause = Futures.unwrap(error);
-    if (cause instanceof ConnectException
-        || cause instanceof TimeoutException
-        || cause instanceof java.io.IOException) {
-      log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
+    String name = nodes.get(index).name();
+    if (!GuardRules.isRefusal(cause)) {
+      String failure = cause.toString();
+      logs.add(() -> log.debug("node={} not probed: {}", name, failure));
       return;
     }
-    String message = String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
-    String upper = message.toUpperCase(Locale.ROOT);
-    if (!upper.contains("NOPERM")
-        && !upper.contains("ERR")
-        && !upper.contains("UNKNOWN")
-        && !(cause instanceof UnsupportedOperationException)) {
-      log.debug("node={} not probed: {}", nodes.get(index).name(), cause.toString());
-      return;
-    }
+    String message = oneLine(cause);
     refusal[index] = message;
     if (holdBackRestarts && !refusalLogged[index]) {
       refusalLogged[index] = true;
-      log.warn(
-          "node={} refused the restart guard's probe ({}): it does not count while the"
-              + " guard is on; allow INFO and TIME for this user (see docs/production.md)",
-          nodes.get(index).name(),
-          message);
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} refused the restart guard's probe ({}): it does not count while the"
+                      + " guard is on; allow INFO and TIME for this user (see"
+                      + " docs/production.md)",
+                  name,
+                  message));
     }
   }
 
@@ -722,7 +764,8 @@ final class RestartGuard {
   }
 
   /** Takes in a probe's answer; returns the refusal if the node is not an independent master. */
-  private RedlockConfigException learn(int index, long sent, long received, NodeInfo info) {
+  private RedlockConfigException learn(
+      int index, long sent, long received, NodeInfo info, LogLines logs) {
     String name = nodes.get(index).name();
     if (info.isReplica()) {
       standing.set(index, EXCLUDED);
@@ -751,12 +794,15 @@ final class RestartGuard {
       // Not refused: the operator may know the limit is never reached. But it is a safety
       // problem when it is, so it is said once, loudly (redlock doctor fails on it).
       evictionLogged[index] = true;
-      log.warn(
-          "node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
-              + " free locks early; use noeviction (or no maxmemory)",
-          name,
-          info.memory().maxmemory(),
-          info.memory().policy());
+      NodeInfo.Memory memory = info.memory();
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} has maxmemory {} with maxmemory-policy {}: it may evict lock keys and"
+                      + " free locks early; use noeviction (or no maxmemory)",
+                  name,
+                  memory.maxmemory(),
+                  memory.policy()));
     }
     long rtt = received - sent;
     Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
@@ -777,15 +823,18 @@ final class RestartGuard {
       last[index] = null;
       if (runIds[index] != null) {
         heldBackLogged[index] = false;
-        log.warn(
-            "node={} restarted (run_id changed); it counts again once up for {}, or at"
-                + " once if it persists every write",
-            name,
-            Durations.formatNanos(windowNanos.get()));
+        String window = Durations.formatNanos(windowNanos.get());
+        logs.add(
+            () ->
+                log.warn(
+                    "node={} restarted (run_id changed); it counts again once up for {}, or at"
+                        + " once if it persists every write",
+                    name,
+                    window));
       }
       runIds[index] = info.runId();
     } else {
-      checkClock(index, name, now, received);
+      checkClock(index, name, now, received, logs);
     }
     last[index] = now;
     lastAnswer[index] = received;
@@ -795,8 +844,9 @@ final class RestartGuard {
     standing.set(index, KNOWN);
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;
-      log.info("node={} held back: {}", name, whyHeldBack(index));
-      reportLater(events, index, name, whyHeldBack(index));
+      String why = whyHeldBack(index);
+      logs.add(() -> log.info("node={} held back: {}", name, why));
+      reportLater(events, index, name, why);
     } else if (counts(index)) {
       if (heldBackLogged[index]) {
         reportLater(events, index, name, null);
@@ -810,10 +860,17 @@ final class RestartGuard {
    * Compares the node's clock with ours: over the baselines since the first probe of this
    * process and over the sliding window (a rate beyond {@code driftFactor}), then since the
    * last probe against the node's own rate over the sliding window (a step beyond {@link
-   * #STEP_TOLERANCE_NANOS}). Redis expires keys by its wall clock: a clock that leapt forward
-   * or runs fast expired keys early, as a restart would have forgotten them.
+   * #STEP_TOLERANCE_NANOS}). In the first interval after the baselines restarted (at the first
+   * probe of a process, or at a flag), the sliding window ends where it starts and gives no
+   * rate: the step is then measured against the rate last measured over it (the same clock
+   * before the flag, or the host's clock under the process before), for that one interval.
+   * In the interval after a flag it caused, and in the first after the guard first saw the
+   * node, there is none: the rate rule over that interval, which allows {@code driftFactor} of
+   * it, is the only check there.
+   * Redis expires keys by its wall clock: a clock that leapt forward or runs fast expired keys
+   * early, as a restart would have forgotten them.
    */
-  private void checkClock(int index, String name, Reading now, long received) {
+  private void checkClock(int index, String name, Reading now, long received, LogLines logs) {
     Reading previous = last[index];
     String flagged = null;
     Reading fast =
@@ -832,11 +889,27 @@ final class RestartGuard {
               100.0 * driftFactor);
     } else if (previous != null) {
       Reading base = windowStart[index];
-      long step =
-          GuardRules.leastStep(
+      double rate =
+          GuardRules.fastestRate(
               previous.server() - base.server(),
               previous.local() - base.local(),
-              uncertainty(base, previous),
+              uncertainty(base, previous));
+      if (!Double.isNaN(rate)) {
+        ownRate[index] = rate;
+      } else {
+        // The baseline restarted at the previous probe (a new process, a flag) and gives no
+        // rate yet: the rate measured before stands in for it. A flag steps the clock, it does
+        // not change its rate; a new process behind the address runs on its host's clock.
+        // Used once: should it be wrong (a process moved to a host whose clock runs faster),
+        // the flag it causes restarts the baseline, and judging the next interval by it again
+        // would flag the node at every probe; it is measured anew instead. A node never
+        // measured has none: in its first interval the rate rule is the only check.
+        rate = ownRate[index];
+        ownRate[index] = Double.NaN;
+      }
+      long step =
+          GuardRules.leastStepAtRate(
+              rate,
               now.server() - previous.server(),
               now.local() - previous.local(),
               uncertainty(previous, now));
@@ -859,11 +932,11 @@ final class RestartGuard {
       windowNext[index] = null;
       if (!heldBackLogged[index]) {
         heldBackLogged[index] = true;
-        log.warn(
-            "node={} clock {}; held back for {} as if restarted",
-            name,
-            flagged,
-            Durations.formatNanos(windowNanos.get()));
+        String why = flagged;
+        String window = Durations.formatNanos(windowNanos.get());
+        logs.add(
+            () ->
+                log.warn("node={} clock {}; held back for {} as if restarted", name, why, window));
       }
       return;
     }

@@ -215,6 +215,116 @@ class AclIT {
     }
   }
 
+  /**
+   * Runs {@code body} with System.err captured (slf4j-simple writes each line to whatever it is
+   * then) and returns what was written.
+   */
+  private static String capturingErr(Capturing body) throws Exception {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream original = System.err;
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      body.run(captured);
+    } finally {
+      System.setErr(original);
+    }
+    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private interface Capturing {
+    void run(java.io.ByteArrayOutputStream captured) throws Exception;
+  }
+
+  /**
+   * A user without TIME: the probe is refused with NOPERM, and the register's script with the
+   * words Redis uses for an ACL denial inside a script (an ERR, not a NOPERM). Both are
+   * refusals, named once per node at WARN.
+   */
+  @Test
+  void anAclDenialInsideTheRegistersScriptIsARefusal() throws Exception {
+    List<String> rules = new ArrayList<>(List.of(LEAST_PRIVILEGE));
+    rules.remove("+time");
+    createUser("no-time", "no-time-pw-1", rules.toArray(String[]::new));
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes(servers.uris())
+            .username("no-time")
+            .password("no-time-pw-1")
+            .build();
+    String text =
+        capturingErr(
+            captured -> {
+              try (Redlock redlock = Redlock.create(config)) {
+                Timing.await(
+                    "a WARN for the refused raise on each node",
+                    () ->
+                        warnings(captured, "refused the raise of the max-ttl register").size()
+                            == servers.size());
+              }
+            });
+    List<String> raise =
+        text.lines().filter(line -> line.contains("refused the raise of the max-ttl")).toList();
+    assertThat(raise)
+        .hasSize(servers.size())
+        .allSatisfy(line -> assertThat(line).contains("WARN").contains("can't run this command"));
+    assertThat(text.lines().filter(line -> line.contains("refused the restart guard's probe")))
+        .hasSize(servers.size())
+        .allSatisfy(line -> assertThat(line).contains("WARN").contains("NOPERM"));
+  }
+
+  /**
+   * Out of memory, the register's script fails with an ERR that is no refusal: the nodes are
+   * held back with the error in their votes' detail, and nobody is told to grant a command.
+   */
+  @Test
+  void anOutOfMemoryRaiseIsAFailedProbeNotARefusal() throws Exception {
+    createUser("least-oom", "least-oom-pw-1", LEAST_PRIVILEGE);
+    RedlockConfig config =
+        RedlockConfig.builder()
+            .nodes(servers.uris())
+            .username("least-oom")
+            .password("least-oom-pw-1")
+            .retryCount(0)
+            .build();
+    for (int i = 0; i < servers.size(); i++) {
+      servers.command(i, "CONFIG", "SET", "maxmemory", "1");
+    }
+    String text;
+    try {
+      text =
+          capturingErr(
+              captured -> {
+                try (Redlock redlock = Redlock.create(config)) {
+                  // held back by the failed raise (so its log lines are written): on every node
+                  Timing.await(
+                      "every node held back by its failed raise",
+                      () -> {
+                        try {
+                          redlock.acquire("acl:oom", Duration.ofSeconds(10)).close();
+                          return false;
+                        } catch (InterruptedException e) {
+                          Thread.currentThread().interrupt();
+                          throw new AssertionError("interrupted", e);
+                        } catch (io.redlock.LockUnavailableException e) {
+                          return e.lastOutcomes().size() == servers.size()
+                              && e.lastOutcomes().stream()
+                                  .allMatch(
+                                      o ->
+                                          o.vote() == io.redlock.NodeOutcome.Vote.HELD_BACK
+                                              && o.detail().contains("max-ttl register")
+                                              && o.detail().contains("OOM"));
+                        }
+                      });
+                }
+              });
+    } finally {
+      for (int i = 0; i < servers.size(); i++) {
+        servers.command(i, "CONFIG", "SET", "maxmemory", "0");
+      }
+    }
+    assertThat(text).doesNotContain("refused the raise").doesNotContain("refused the restart");
+  }
+
   @Test
   void aWrongPasswordIsAClearErrorNamingTheNodeWithoutThePassword() {
     String wrong = "wrong-secret-123";
