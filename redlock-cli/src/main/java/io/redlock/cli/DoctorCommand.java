@@ -367,11 +367,16 @@ final class DoctorCommand implements Callable<Integer> {
       // What the node says about itself, as the restart guard reads it: role, version, run id,
       // uptime, fresh marker, persistence (unknown without CONFIG GET), memory.
       NodeInfo info = null;
+      Identity identity = null;
       try {
         info = InspectionClient.nodeInfo(node, settings, resources, timeout);
+        identity = new Identity(info.role(), info.version(), info.runId(), info.uptimeSeconds());
       } catch (IllegalStateException e) {
-        // A refused TIME fails it too; the clock check below names that one.
-        if (!InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'time'")) {
+        if (InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'time'")) {
+          // The guard's read needs TIME as well as INFO: with TIME alone refused (the clock
+          // check below names it), INFO still says what the node is.
+          identity = identityFromInfo(redis);
+        } else {
           refused.add("info");
         }
       }
@@ -414,10 +419,10 @@ final class DoctorCommand implements Callable<Integer> {
       return new NodeFacts(
           name,
           null,
-          info == null ? "?" : info.role(),
-          info == null || info.version() == null ? "?" : info.version(),
-          info == null ? null : info.runId(),
-          info == null ? null : info.uptimeSeconds(),
+          identity == null || identity.role() == null ? "?" : identity.role(),
+          identity == null || identity.version() == null ? "?" : identity.version(),
+          identity == null ? null : identity.runId(),
+          identity == null ? null : identity.uptimeSeconds(),
           persistence == null ? null : persistence.aofEnabled() ? "yes" : "no",
           persistence == null ? null : persistence.appendfsync(),
           persistence != null && persistence.rewrittenSinceStart(),
@@ -435,6 +440,50 @@ final class DoctorCommand implements Callable<Integer> {
     } finally {
       client.shutdown(0, 1, TimeUnit.SECONDS);
     }
+  }
+
+  /** What a node is: role, version, run id and uptime, each {@code null} where not read. */
+  private record Identity(String role, String version, String runId, Long uptimeSeconds) {}
+
+  /**
+   * The node's identity from {@code INFO server} and {@code INFO replication} alone, for a node
+   * that refuses {@code TIME} (which the restart guard's read needs too); {@code null} if
+   * {@code INFO} is refused as well.
+   */
+  private static Identity identityFromInfo(RedisCommands<String, String> redis) {
+    try {
+      String server = redis.info("server");
+      String replication = redis.info("replication");
+      String uptime = infoField(server, "uptime_in_seconds");
+      Long uptimeSeconds = null;
+      if (uptime != null) {
+        try {
+          uptimeSeconds = Long.parseLong(uptime);
+        } catch (NumberFormatException e) {
+          // left unknown
+        }
+      }
+      return new Identity(
+          infoField(replication, "role"),
+          infoField(server, "redis_version"),
+          infoField(server, "run_id"),
+          uptimeSeconds);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** The value of {@code field} in an {@code INFO} section's text, or {@code null}. */
+  static String infoField(String info, String field) {
+    if (info == null) {
+      return null;
+    }
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(field + ":")) {
+        return line.substring(field.length() + 1).strip();
+      }
+    }
+    return null;
   }
 
   /** {@code TIME}: {node micros, local nanos at the midpoint, round trip nanos, wall millis}. */
