@@ -240,9 +240,7 @@ final class DoctorCommand implements Callable<Integer> {
                 "refuses "
                     + String.join(", ", why)
                     + ": locks "
-                    + (f.refused().contains("info") || f.refused().contains("time")
-                        ? "never count while the restart guard is on"
-                        : "fail")
+                    + (probeRefused(f) ? "never count while the restart guard is on" : "fail")
                     + "; see the ACL in docs/production.md"));
       }
       if (f.register() != null && f.register().maxTtlMillis() > config.maxTtl().toMillis()) {
@@ -261,6 +259,7 @@ final class DoctorCommand implements Callable<Integer> {
       }
       if (config.restartGuard()
           && !countsAtOnce(f)
+          && !probeRefused(f) // never counts: the acl finding says so
           && f.uptimeSeconds() != null
           && f.uptimeSeconds() * 1_000 < windowMillis) {
         findings.add(
@@ -282,6 +281,11 @@ final class DoctorCommand implements Callable<Integer> {
     return new Verdict(findings, reachable, facts.size(), exit);
   }
 
+  /** Whether the node refuses a command of the guard's probe ({@code INFO}, {@code TIME}). */
+  static boolean probeRefused(NodeFacts f) {
+    return f.refused().contains("info") || f.refused().contains("time");
+  }
+
   /** Whether a node counts at once: a marker names its process, or it persists every write. */
   static boolean countsAtOnce(NodeFacts f) {
     if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
@@ -299,6 +303,9 @@ final class DoctorCommand implements Callable<Integer> {
   static String guardState(NodeFacts f, RedlockConfig config) {
     if (!config.restartGuard()) {
       return "off";
+    }
+    if (probeRefused(f)) {
+      return "never (probe refused)";
     }
     if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
       return "counts (fresh marker)";
@@ -381,7 +388,8 @@ final class DoctorCommand implements Callable<Integer> {
         }
       }
       NodeInfo.Persistence persistence = info == null ? null : info.persistence();
-      NodeInfo.Memory memory = info == null ? null : info.memory();
+      NodeInfo.Memory memory =
+          info != null ? info.memory() : identity != null ? memoryFromConfig(redis) : null;
       Long offset = null;
       Double excess = null;
       Double uncertainty = null;
@@ -468,6 +476,22 @@ final class DoctorCommand implements Callable<Integer> {
           infoField(server, "redis_version"),
           infoField(server, "run_id"),
           uptimeSeconds);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * {@code maxmemory} and its policy by {@code CONFIG GET}, for a node whose guard read failed
+   * on {@code TIME}; {@code null} if refused or not a number.
+   */
+  private static NodeInfo.Memory memoryFromConfig(RedisCommands<String, String> redis) {
+    try {
+      String maxmemory = redis.configGet("maxmemory").get("maxmemory");
+      String policy = redis.configGet("maxmemory-policy").get("maxmemory-policy");
+      return maxmemory == null || policy == null
+          ? null
+          : new NodeInfo.Memory(Long.parseLong(maxmemory), policy);
     } catch (RuntimeException e) {
       return null;
     }

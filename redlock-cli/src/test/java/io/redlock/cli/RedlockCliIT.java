@@ -332,10 +332,13 @@ class RedlockCliIT {
               java.util.regex.Pattern.quote(shown)
                   + "\\s+yes\\s+master\\s+"
                   + java.util.regex.Pattern.quote(version)
-                  + "\\s")
+                  + "\\s+\\d+s\\s+never \\(probe refused\\)\\s+\\S+\\s+\\?\\s+maxmemory 0"
+                  + " noeviction\\s")
           .contains("WARN " + shown + " acl")
           .contains("time (")
-          .doesNotContain("PROBLEM " + shown + " role");
+          .doesNotContain("PROBLEM " + shown + " role")
+          .doesNotContain(shown + " eviction")
+          .doesNotContain(shown + " guard");
       StringWriter json = new StringWriter();
       run(json, "doctor", "--json", "--nodes", withNoTime);
       assertThat(json.toString())
