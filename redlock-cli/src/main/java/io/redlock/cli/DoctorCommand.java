@@ -240,9 +240,7 @@ final class DoctorCommand implements Callable<Integer> {
                 "refuses "
                     + String.join(", ", why)
                     + ": locks "
-                    + (f.refused().contains("info") || f.refused().contains("time")
-                        ? "never count while the restart guard is on"
-                        : "fail")
+                    + (probeRefused(f) ? "never count while the restart guard is on" : "fail")
                     + "; see the ACL in docs/production.md"));
       }
       if (f.register() != null && f.register().maxTtlMillis() > config.maxTtl().toMillis()) {
@@ -261,6 +259,7 @@ final class DoctorCommand implements Callable<Integer> {
       }
       if (config.restartGuard()
           && !countsAtOnce(f)
+          && !probeRefused(f) // never counts: the acl finding says so
           && f.uptimeSeconds() != null
           && f.uptimeSeconds() * 1_000 < windowMillis) {
         findings.add(
@@ -282,6 +281,11 @@ final class DoctorCommand implements Callable<Integer> {
     return new Verdict(findings, reachable, facts.size(), exit);
   }
 
+  /** Whether the node refuses a command of the guard's probe ({@code INFO}, {@code TIME}). */
+  static boolean probeRefused(NodeFacts f) {
+    return f.refused().contains("info") || f.refused().contains("time");
+  }
+
   /** Whether a node counts at once: a marker names its process, or it persists every write. */
   static boolean countsAtOnce(NodeFacts f) {
     if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
@@ -299,6 +303,9 @@ final class DoctorCommand implements Callable<Integer> {
   static String guardState(NodeFacts f, RedlockConfig config) {
     if (!config.restartGuard()) {
       return "off";
+    }
+    if (probeRefused(f)) {
+      return "never (probe refused)";
     }
     if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
       return "counts (fresh marker)";
@@ -367,16 +374,22 @@ final class DoctorCommand implements Callable<Integer> {
       // What the node says about itself, as the restart guard reads it: role, version, run id,
       // uptime, fresh marker, persistence (unknown without CONFIG GET), memory.
       NodeInfo info = null;
+      Identity identity = null;
       try {
         info = InspectionClient.nodeInfo(node, settings, resources, timeout);
+        identity = new Identity(info.role(), info.version(), info.runId(), info.uptimeSeconds());
       } catch (IllegalStateException e) {
-        // A refused TIME fails it too; the clock check below names that one.
-        if (!InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'time'")) {
+        if (InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'time'")) {
+          // The guard's read needs TIME as well as INFO: with TIME alone refused (the clock
+          // check below names it), INFO still says what the node is.
+          identity = identityFromInfo(redis);
+        } else {
           refused.add("info");
         }
       }
       NodeInfo.Persistence persistence = info == null ? null : info.persistence();
-      NodeInfo.Memory memory = info == null ? null : info.memory();
+      NodeInfo.Memory memory =
+          info != null ? info.memory() : identity != null ? memoryFromConfig(redis) : null;
       Long offset = null;
       Double excess = null;
       Double uncertainty = null;
@@ -414,10 +427,10 @@ final class DoctorCommand implements Callable<Integer> {
       return new NodeFacts(
           name,
           null,
-          info == null ? "?" : info.role(),
-          info == null || info.version() == null ? "?" : info.version(),
-          info == null ? null : info.runId(),
-          info == null ? null : info.uptimeSeconds(),
+          identity == null || identity.role() == null ? "?" : identity.role(),
+          identity == null || identity.version() == null ? "?" : identity.version(),
+          identity == null ? null : identity.runId(),
+          identity == null ? null : identity.uptimeSeconds(),
           persistence == null ? null : persistence.aofEnabled() ? "yes" : "no",
           persistence == null ? null : persistence.appendfsync(),
           persistence != null && persistence.rewrittenSinceStart(),
@@ -435,6 +448,66 @@ final class DoctorCommand implements Callable<Integer> {
     } finally {
       client.shutdown(0, 1, TimeUnit.SECONDS);
     }
+  }
+
+  /** What a node is: role, version, run id and uptime, each {@code null} where not read. */
+  private record Identity(String role, String version, String runId, Long uptimeSeconds) {}
+
+  /**
+   * The node's identity from {@code INFO server} and {@code INFO replication} alone, for a node
+   * that refuses {@code TIME} (which the restart guard's read needs too); {@code null} if
+   * {@code INFO} is refused as well.
+   */
+  private static Identity identityFromInfo(RedisCommands<String, String> redis) {
+    try {
+      String server = redis.info("server");
+      String replication = redis.info("replication");
+      String uptime = infoField(server, "uptime_in_seconds");
+      Long uptimeSeconds = null;
+      if (uptime != null) {
+        try {
+          uptimeSeconds = Long.parseLong(uptime);
+        } catch (NumberFormatException e) {
+          // left unknown
+        }
+      }
+      return new Identity(
+          infoField(replication, "role"),
+          infoField(server, "redis_version"),
+          infoField(server, "run_id"),
+          uptimeSeconds);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /**
+   * {@code maxmemory} and its policy by {@code CONFIG GET}, for a node whose guard read failed
+   * on {@code TIME}; {@code null} if refused or not a number.
+   */
+  private static NodeInfo.Memory memoryFromConfig(RedisCommands<String, String> redis) {
+    try {
+      String maxmemory = redis.configGet("maxmemory").get("maxmemory");
+      String policy = redis.configGet("maxmemory-policy").get("maxmemory-policy");
+      return maxmemory == null || policy == null
+          ? null
+          : new NodeInfo.Memory(Long.parseLong(maxmemory), policy);
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** The value of {@code field} in an {@code INFO} section's text, or {@code null}. */
+  static String infoField(String info, String field) {
+    if (info == null) {
+      return null;
+    }
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(field + ":")) {
+        return line.substring(field.length() + 1).strip();
+      }
+    }
+    return null;
   }
 
   /** {@code TIME}: {node micros, local nanos at the midpoint, round trip nanos, wall millis}. */

@@ -315,6 +315,41 @@ class RedlockCliIT {
   }
 
   @Test
+  void doctorShowsWhatItReadOfANodeThatRefusesOnlyTime() {
+    // Node 2 reached as a user that may run everything but TIME: the restart guard's read
+    // (INFO and TIME) fails, but INFO alone still says what the node is.
+    String user = "doctor-no-time";
+    redis.command(2, "ACL", "SETUSER", user, "on", ">no-time-pw", "~*", "&*", "+@all", "-time");
+    try {
+      String noTime = "redis://" + user + ":no-time-pw@127.0.0.1:" + redis.port(2);
+      String shown = StatusCommand.displayName(noTime);
+      String withNoTime = redis.uri(0) + "," + redis.uri(1) + "," + noTime;
+      StringWriter out = new StringWriter();
+      run(out, "doctor", "--nodes", withNoTime);
+      String version = RedisBinary.version().orElseThrow();
+      assertThat(out.toString())
+          .containsPattern(
+              java.util.regex.Pattern.quote(shown)
+                  + "\\s+yes\\s+master\\s+"
+                  + java.util.regex.Pattern.quote(version)
+                  + "\\s+\\d+s\\s+never \\(probe refused\\)\\s+\\S+\\s+\\?\\s+maxmemory 0"
+                  + " noeviction\\s")
+          .contains("WARN " + shown + " acl")
+          .contains("time (")
+          .doesNotContain("PROBLEM " + shown + " role")
+          .doesNotContain(shown + " eviction")
+          .doesNotContain(shown + " guard");
+      StringWriter json = new StringWriter();
+      run(json, "doctor", "--json", "--nodes", withNoTime);
+      assertThat(json.toString())
+          .contains("\"role\":\"master\",\"version\":\"" + version + "\"")
+          .doesNotContain("\"role\":\"?\"");
+    } finally {
+      redis.command(2, "ACL", "DELUSER", user);
+    }
+  }
+
+  @Test
   void doctorShowsAnUnreachableNodeAsARowNotAStackTrace() throws Exception {
     int closedPort;
     try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {

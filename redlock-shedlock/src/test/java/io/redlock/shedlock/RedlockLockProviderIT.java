@@ -37,15 +37,24 @@ import org.junit.jupiter.api.Timeout;
  * against five real nodes, plus ShedLock's own executor over this provider. Runs on ShedLock 6
  * and, in a second failsafe execution, on ShedLock 7.
  *
- * <p>Scaled where ShedLock's cases use a {@code lockAtMostFor} of 1 or 50 ms: a Redlock ttl
- * must be longer than the node timeout (50 ms here), so those cases use a few hundred ms.
- * The default {@code lockAtMostFor} here is 30 s rather than ShedLock's 5 min, to stay within
- * the default {@code maxTtl} (1 min). Where ShedLock's cases sleep, these
- * wait with a deadline for the state they expect.
+ * <p>The provider makes one attempt per {@code lock}, so the {@code Redlock} here has a node
+ * timeout of 500 ms rather than the default 50 ms: a loaded machine may answer one command
+ * later than 50 ms, and a late majority would fail a lock these cases expect to get (the
+ * node timeout is not what they test). Scaled where ShedLock's cases use a {@code
+ * lockAtMostFor} of 1 or 50 ms: a Redlock ttl must be longer than the node timeout, so those
+ * cases use {@link #SHORT}, a few seconds (scaled by {@link Timing}), which is also time
+ * enough to see the lock held before it expires. The default {@code lockAtMostFor} here is 30
+ * s rather than ShedLock's 5 min, to stay within the default {@code maxTtl} (1 min). Where
+ * ShedLock's cases sleep, these wait with a deadline for the state they expect.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RedlockLockProviderIT {
   private static final Duration AT_MOST = Duration.ofSeconds(30);
+
+  /** A {@code lockAtMostFor} meant to run out during a case. */
+  private static final Duration SHORT = Timing.scaled(Duration.ofSeconds(2));
+
+  private static final Duration PATIENT_NODE_TIMEOUT = Duration.ofMillis(500);
   private static RedisServers servers;
   private static Redlock redlock;
   private static RedlockLockProvider provider;
@@ -53,7 +62,12 @@ class RedlockLockProviderIT {
   @BeforeAll
   static void start() {
     servers = RedisServers.startFresh(5); // declared fresh: the restart guard counts them
-    redlock = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).build());
+    redlock =
+        Redlock.create(
+            RedlockConfig.builder()
+                .nodes(servers.uris())
+                .nodeTimeout(PATIENT_NODE_TIMEOUT)
+                .build());
     provider = new RedlockLockProvider(redlock);
   }
 
@@ -194,7 +208,7 @@ class RedlockLockProviderIT {
   @Test
   void aLockExpiresAfterLockAtMostFor() throws InterruptedException {
     String name = name();
-    lock(config(name, Duration.ofMillis(400), Duration.ZERO)); // never unlocked
+    lock(config(name, SHORT, Duration.ZERO)); // never unlocked
     assertLocked(name);
     assertThat(provider.lock(config(name))).isEmpty();
 
@@ -205,7 +219,7 @@ class RedlockLockProviderIT {
   @Test
   void lockAtLeastForHoldsTheLockAfterUnlock() throws InterruptedException {
     String name = name();
-    Duration atLeast = Duration.ofSeconds(2);
+    Duration atLeast = SHORT;
     SimpleLock lock = lock(config(name, atLeast.multipliedBy(2), atLeast));
 
     lock.unlock();
@@ -222,7 +236,7 @@ class RedlockLockProviderIT {
   @Test
   void anExtendedLockOutlivesItsFirstLockAtMostFor() throws InterruptedException {
     String name = name();
-    Duration first = Duration.ofMillis(600);
+    Duration first = SHORT;
     SimpleLock lock = lock(config(name, first, Duration.ZERO));
 
     Optional<SimpleLock> extended = lock.extend(Duration.ofSeconds(10), Duration.ZERO);
@@ -249,7 +263,7 @@ class RedlockLockProviderIT {
   @Test
   void anExpiredLockExtendsToNothing() throws InterruptedException {
     String name = name();
-    SimpleLock lock = lock(config(name, Duration.ofMillis(200), Duration.ZERO));
+    SimpleLock lock = lock(config(name, SHORT, Duration.ZERO));
     Timing.await(name + " to expire", () -> servers.holding(name) == 0);
 
     assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
@@ -285,7 +299,8 @@ class RedlockLockProviderIT {
 
   @Test
   void aLockAtMostForTheConfigRefusesIsNamed() {
-    assertThatThrownBy(() -> provider.lock(config(name(), Duration.ofMillis(20), Duration.ZERO)))
+    Duration notOverNodeTimeout = PATIENT_NODE_TIMEOUT.dividedBy(2);
+    assertThatThrownBy(() -> provider.lock(config(name(), notOverNodeTimeout, Duration.ZERO)))
         .isInstanceOf(io.redlock.RedlockConfigException.class)
         .hasMessageContaining("ttl")
         .hasMessageContaining("nodeTimeout");

@@ -166,7 +166,7 @@ public final class TimelineReport {
           .append(result.fenced().committed())
           .append("</td></tr><tr><th>stale writes refused</th><td>")
           .append(result.fenced().refused())
-          .append("</td></tr><tr><th>overlaps: writes after a successor read</th><td>")
+          .append("</td></tr><tr><th>overlaps: reads and writes after a successor read</th><td>")
           .append(result.fenced().overtaken())
           .append("</td></tr><tr><th>lost updates</th><td>")
           .append(result.fenced().lostUpdates())

@@ -38,7 +38,6 @@ public record TortureResult(
    * What the fenced store of a fenced run saw.
    *
    * @param committed updates the store took
-   * @param refused reads and writes the store refused because their token was stale
    * @param overtaken reads and writes a holder tried after a holder granted later had read the
    *     resource: the physical overlaps fencing must catch (each one refused, or it is a
    *     violation)
@@ -49,14 +48,14 @@ public record TortureResult(
    * @param refusals each refused read or write
    */
   public record Fenced(
-      long committed,
-      long refused,
-      long overtaken,
-      long lateAlone,
-      long lostUpdates,
-      List<Refusal> refusals) {
+      long committed, long overtaken, long lateAlone, long lostUpdates, List<Refusal> refusals) {
     public Fenced {
       refusals = List.copyOf(refusals);
+    }
+
+    /** Reads and writes the store refused because their token was stale: {@code refusals}. */
+    public long refused() {
+      return refusals.size();
     }
   }
 
@@ -104,7 +103,7 @@ public record TortureResult(
           String.format(Locale.ROOT, "%-34s %d%n", "stale writes refused", fenced.refused()));
       text.append(
           String.format(
-              Locale.ROOT, "%-34s %d%n", "writes after a successor read", fenced.overtaken()));
+              Locale.ROOT, "%-34s %d%n", "reads/writes after successor read", fenced.overtaken()));
       text.append(
           String.format(
               Locale.ROOT, "%-34s %d%n", "late writes, no successor yet", fenced.lateAlone()));

@@ -411,7 +411,6 @@ public final class TortureRun {
       fenced =
           new TortureResult.Fenced(
               counters.committedWrites(),
-              refusals.size(),
               report.overtaken(),
               lateAlone,
               counters.committedWrites() - store.total(),

@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of a {@link Redlock} bean from the {@code redlock.*} properties ({@link
@@ -29,32 +30,41 @@ public class RedlockAutoConfiguration {
   public RedlockAutoConfiguration() {}
 
   /**
-   * Tracks the nodes held back from the quorum, for the health indicator: only when the
-   * {@code Redlock} below is made (declared first, so an application's own {@code Redlock},
-   * whose events it would never hear, is all this condition can see).
+   * The {@code Redlock} of the properties and the node status it reports to, made together
+   * or not at all: only when {@code redlock.nodes} is set and the application defines no
+   * {@code Redlock} of its own (whose events a node status made here would never hear). The
+   * conditions are on the class, so they are decided before either bean is registered,
+   * whatever the order of the methods.
    */
-  @Bean
-  @ConditionalOnMissingBean({RedlockNodeStatus.class, Redlock.class})
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnMissingBean(Redlock.class)
   @Conditional(OnRedlockNodesCondition.class)
-  public RedlockNodeStatus redlockNodeStatus() {
-    return new RedlockNodeStatus();
-  }
+  static class FromProperties {
 
-  /**
-   * The {@code Redlock} of the {@code redlock.*} properties, with every listener bean.
-   *
-   * @throws IllegalStateException naming the property that is refused
-   */
-  @Bean(destroyMethod = "close")
-  @ConditionalOnMissingBean
-  @Conditional(OnRedlockNodesCondition.class)
-  public Redlock redlock(RedlockProperties properties, ObjectProvider<RedlockListener> listeners) {
-    RedlockConfig checked = properties.toConfig();
-    RedlockConfig.Builder builder = checked.toBuilder();
-    List<RedlockListener> all = listeners.orderedStream().toList();
-    for (RedlockListener listener : all) {
-      builder.listener(listener);
+    /**
+     * Tracks the nodes held back from the quorum, for the health indicator; backs off for a
+     * {@code RedlockNodeStatus} of the application's, which then listens in its place.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    RedlockNodeStatus redlockNodeStatus() {
+      return new RedlockNodeStatus();
     }
-    return Redlock.create(builder.build());
+
+    /**
+     * The {@code Redlock} of the {@code redlock.*} properties, with every listener bean.
+     *
+     * @throws IllegalStateException naming the property that is refused
+     */
+    @Bean(destroyMethod = "close")
+    Redlock redlock(RedlockProperties properties, ObjectProvider<RedlockListener> listeners) {
+      RedlockConfig checked = properties.toConfig();
+      RedlockConfig.Builder builder = checked.toBuilder();
+      List<RedlockListener> all = listeners.orderedStream().toList();
+      for (RedlockListener listener : all) {
+        builder.listener(listener);
+      }
+      return Redlock.create(builder.build());
+    }
   }
 }

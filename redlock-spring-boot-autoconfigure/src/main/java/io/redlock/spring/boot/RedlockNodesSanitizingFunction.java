@@ -6,8 +6,8 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 
 /**
  * Masks the password in the node URIs of {@code redlock.nodes} wherever the actuator shows a
- * property's value: in {@code /actuator/configprops} (its inputs show the values as they were
- * written, not as {@link RedlockProperties#getNodes} reads them back) and in {@code
+ * property's value: in {@code /actuator/configprops} (both the bean's properties, which
+ * {@link RedlockProperties#getNodes} returns as written, and the inputs) and in {@code
  * /actuator/env}. It applies when the endpoints show values at all ({@code show-values}
  * {@code ALWAYS} or {@code WHEN_AUTHORIZED}); the rest of the value is left readable.
  */

@@ -13,9 +13,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * redlock.node-timeout=50ms} both work.
  *
  * <p>The password can be set ({@code redlock.password}) but not read back: this class has no
- * getter for it, and {@link #getNodes} masks any password written in a node URI, so {@code
- * /actuator/configprops} and anything else that reads the bean's properties never sees
- * either, whatever the sanitizing settings of the Spring Boot line.
+ * getter for it. A password written in a node URI is read back as written by {@link
+ * #getNodes}, for the application's own use; where the actuator shows the URIs ({@code
+ * /actuator/configprops}, {@code /actuator/env}), the starter's {@code SanitizingFunction}
+ * masks it. {@code toString()} shows no setting.
  *
  * @since 0.1.0
  */
@@ -42,21 +43,13 @@ public class RedlockProperties {
 
   /**
    * The independent Redis masters, as URIs; the {@code Redlock} bean exists only when set.
-   * Any password in a URI is masked ({@code redis://user:****@host:6379}): this is what
-   * {@code /actuator/configprops} and anything else that reads the bean's properties shows.
-   * {@link #toConfig} uses the URIs as they were set.
+   * They are returned as they were set, passwords included: the actuator's endpoints mask
+   * those (see {@code RedlockSanitizingAutoConfiguration}), so do not log this list.
    *
-   * @return a new list, the URIs masked, or {@code null} if the nodes were set to null
+   * @return a new list of the URIs as set, or {@code null} if the nodes were set to null
    */
   public List<String> getNodes() {
-    if (nodes == null) {
-      return null;
-    }
-    List<String> shown = new ArrayList<>(nodes.size());
-    for (String node : nodes) {
-      shown.add(node == null ? null : masked(node));
-    }
-    return shown;
+    return nodes == null ? null : new ArrayList<>(nodes);
   }
 
   /** Sets {@code redlock.nodes}. */

@@ -1,6 +1,5 @@
 package io.redlock.spring.integration;
 
-import io.redlock.RedlockConfigException;
 import io.redlock.RedlockLock;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
@@ -32,7 +31,7 @@ final class DistributedRegistryLock extends RegistryLock implements DistributedL
 
   @Override
   public void lock(Duration ttl) {
-    checkTtl(ttl);
+    RedlockLockRegistry.checkTtl(ttl);
     while (true) {
       lock();
       if (withTtl(ttl)) {
@@ -44,7 +43,7 @@ final class DistributedRegistryLock extends RegistryLock implements DistributedL
   @Override
   public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
     Objects.requireNonNull(waitTime, "waitTime");
-    checkTtl(ttl);
+    RedlockLockRegistry.checkTtl(ttl);
     long deadline = System.nanoTime() + waitTime.toNanos();
     while (true) {
       if (!tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
@@ -56,15 +55,6 @@ final class DistributedRegistryLock extends RegistryLock implements DistributedL
       if (deadline - System.nanoTime() <= 0) {
         return false;
       }
-    }
-  }
-
-  private static void checkTtl(Duration ttl) {
-    Objects.requireNonNull(ttl, "ttl");
-    if (ttl.isNegative() || ttl.isZero()) {
-      // the core's type for a ttl refused, wherever it was given
-      throw new RedlockConfigException(
-          "ttl " + ttl + " is not accepted: it must be positive (and one the Redlock accepts)");
     }
   }
 

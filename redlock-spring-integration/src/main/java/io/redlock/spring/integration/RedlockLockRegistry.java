@@ -116,15 +116,29 @@ public final class RedlockLockRegistry
   public RedlockLockRegistry(Redlock redlock, String registryKey, Duration ttl) {
     this.redlock = Objects.requireNonNull(redlock, "redlock");
     this.registryKey = Objects.requireNonNull(registryKey, "registryKey");
-    this.ttl = Objects.requireNonNull(ttl, "ttl");
+    this.ttl = checkTtl(ttl);
     if (registryKey.isEmpty()) {
       throw new IllegalArgumentException(
           "registryKey is empty: a prefix of at least one character is required");
     }
+  }
+
+  /**
+   * The check of every ttl given to the registry or to one of its locks: not null, and
+   * positive; whether the {@code Redlock} accepts it is decided when it is used.
+   *
+   * @return {@code ttl}
+   * @throws NullPointerException naming {@code ttl} if it is null
+   * @throws io.redlock.RedlockConfigException if it is not positive, the core's type for a ttl
+   *     refused, wherever it was given
+   */
+  static Duration checkTtl(Duration ttl) {
+    Objects.requireNonNull(ttl, "ttl");
     if (ttl.isNegative() || ttl.isZero()) {
       throw new io.redlock.RedlockConfigException(
           "ttl " + ttl + " is not accepted: it must be positive (and one the Redlock accepts)");
     }
+    return ttl;
   }
 
   /** The prefix of this registry's resource names. */

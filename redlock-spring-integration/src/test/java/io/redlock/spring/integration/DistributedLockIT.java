@@ -122,7 +122,10 @@ class DistributedLockIT {
     }
     assertThatThrownBy(() -> Distributed.tryLock(mine, Duration.ZERO, Duration.ZERO))
         .isInstanceOf(io.redlock.RedlockConfigException.class)
-        .hasMessageContaining("ttl");
+        .hasMessageStartingWith("ttl PT0S is not accepted: it must be positive");
+    assertThatThrownBy(() -> Distributed.lock(mine, Duration.ofSeconds(-1)))
+        .isInstanceOf(io.redlock.RedlockConfigException.class)
+        .hasMessageStartingWith("ttl PT-1S is not accepted: it must be positive");
     assertThatThrownBy(() -> Distributed.lock(mine, Duration.ofDays(1)))
         .isInstanceOf(io.redlock.RedlockConfigException.class)
         .hasMessageContaining("ttl");

@@ -113,6 +113,14 @@ class RedlockLockRegistryIT {
     assertThatThrownBy(() -> tooLong.obtain("a"))
         .isInstanceOf(io.redlock.RedlockConfigException.class)
         .hasMessageContaining("ttl");
+    for (Duration notPositive : List.of(Duration.ZERO, Duration.ofSeconds(-1))) {
+      assertThatThrownBy(() -> new RedlockLockRegistry(redlock, registryKey(), notPositive))
+          .isInstanceOf(io.redlock.RedlockConfigException.class)
+          .hasMessageStartingWith("ttl " + notPositive + " is not accepted: it must be positive");
+    }
+    assertThatThrownBy(() -> new RedlockLockRegistry(redlock, registryKey(), null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("ttl");
   }
 
   @Test

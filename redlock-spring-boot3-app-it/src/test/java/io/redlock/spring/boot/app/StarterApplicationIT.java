@@ -6,6 +6,7 @@ import io.lettuce.core.RedisClient;
 import io.netty.util.Version;
 import io.redlock.Lease;
 import io.redlock.Redlock;
+import io.redlock.spring.boot.RedlockProperties;
 import io.redlock.testkit.RedisServers;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,8 @@ import org.springframework.context.ConfigurableApplicationContext;
  * 4.0 module. Against three real nodes that require an ACL user: the application locks on
  * them with the Lettuce and Netty its Boot line pins, has the health indicator, and Boot's
  * {@code configprops} endpoint, asked to show values unsanitized, shows neither the password
- * of {@code redlock.password} nor the one written in a node URI.
+ * of {@code redlock.password} nor the one written in a node URI, which {@code
+ * RedlockProperties.getNodes()} still returns to the application.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class StarterApplicationIT {
@@ -107,6 +109,10 @@ class StarterApplicationIT {
             .contains("redis://" + USER + ":****@" + servers.host() + ":" + servers.port(0))
             .contains("username=app")
             .doesNotContain(PASSWORD);
+        // while the application itself reads the URIs back as it wrote them
+        assertThat(app.getBean(RedlockProperties.class).getNodes())
+            .as("RedlockProperties.getNodes()")
+            .isEqualTo(nodes);
       }
     }
   }
