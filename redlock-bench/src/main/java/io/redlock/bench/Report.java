@@ -533,7 +533,9 @@ final class Report {
             + " µs: the client's JVM + the Redis servers it used, and in brackets the part of"
             + " the JVM's time its JIT compiler threads took (still compiling after the"
             + " warm-up; more for a client with more code). The JVM figure includes the"
-            + " harness; node-redlock runs in another process and is not metered. When the"
+            + " threads that drive the client ("
+            + (o.fork ? "each client's own JVM" : "the harness's JVM, all clients in it")
+            + "); node-redlock runs in another process and is not metered. When the"
             + " cores are saturated, cycles per second are about the cores' time divided by"
             + " this sum: it is what bounds throughput on this machine. The client CPU target"
             + " compares the JVM's time without the JIT compiler's: what a cycle costs once"
