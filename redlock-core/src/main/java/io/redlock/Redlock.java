@@ -180,7 +180,8 @@ public final class Redlock implements AutoCloseable {
    * @throws LockUnavailableException if the retry budget was spent
    * @throws IllegalArgumentException if a resource name is not accepted
    * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
-   *     least 1 ms, longer than the node timeout, at most {@code maxTtl})
+   *     least 1 ms, longer than the node timeout, at most {@code maxTtl}, and long enough to
+   *     leave validity after the drift margin)
    * @throws IllegalStateException if this instance is closed
    * @throws InterruptedException if interrupted while waiting
    */
@@ -210,7 +211,8 @@ public final class Redlock implements AutoCloseable {
    *     every node that may hold its token, as for {@link LockUnavailableException}
    * @throws IllegalArgumentException if a resource name is not accepted
    * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
-   *     least 1 ms, longer than the node timeout, at most {@code maxTtl})
+   *     least 1 ms, longer than the node timeout, at most {@code maxTtl}, and long enough to
+   *     leave validity after the drift margin)
    * @throws IllegalStateException if this instance is closed
    * @throws InterruptedException if interrupted while waiting; the attempt is undone once
    *     decided, or its lease released, as for {@link #acquire(Collection, Duration)}
@@ -240,7 +242,8 @@ public final class Redlock implements AutoCloseable {
    *
    * @throws IllegalArgumentException if a resource name is not accepted
    * @throws RedlockConfigException if the ttl is not accepted under the configuration (at
-   *     least 1 ms, longer than the node timeout, at most {@code maxTtl})
+   *     least 1 ms, longer than the node timeout, at most {@code maxTtl}, and long enough to
+   *     leave validity after the drift margin)
    * @throws IllegalStateException if this instance is closed
    */
   public CompletableFuture<Lease> acquireAsync(Collection<String> resources, Duration ttl) {

@@ -3,6 +3,7 @@ package io.redlock.bench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.Writer;
 import java.lang.management.ManagementFactory;
@@ -18,10 +19,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One Java implementation in a JVM of its own, kept for the whole run, as JMH forks a JVM per
  * benchmark. In one JVM, the clients measured one after the other share the JIT's type
- * profiles of common code ({@code CompletableFuture}, Netty, Lettuce): the second client's
- * types deoptimize what was compiled for the first, and with 64 busy threads on 2 cores the
- * compiler threads take long to catch up. Which client suffers depends on the order, not on
- * the client. In its own JVM each client is measured on code compiled for itself alone.
+ * profiles of common code ({@code CompletableFuture}, Netty, Lettuce), and a client's figure
+ * depended on which clients ran before it (docs/profiling.md, "One JVM per client"). In its
+ * own JVM each client is measured on code compiled for itself alone.
  *
  * <p>The harness talks to the child over its standard streams, one line per request and per
  * answer: {@code measure <prefix> <threads> <oneResource> <warmupNanos> <windowNanos>}, answered
@@ -44,8 +44,7 @@ final class ForkedClient implements Client {
     this.process = process;
     this.answers =
         new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-    this.requests =
-        new java.io.OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    this.requests = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
   }
 
   /**

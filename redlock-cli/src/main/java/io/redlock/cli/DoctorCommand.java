@@ -379,13 +379,14 @@ final class DoctorCommand implements Callable<Integer> {
         info = InspectionClient.nodeInfo(node, settings, resources, timeout);
         identity = new Identity(info.role(), info.version(), info.runId(), info.uptimeSeconds());
       } catch (IllegalStateException e) {
-        if (InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'time'")) {
+        String why = InspectionClient.oneLine(e);
+        if (why.toLowerCase(Locale.ROOT).contains("'time'")) {
           // The guard's read needs TIME as well as INFO: with TIME alone refused (the clock
           // check below names it), INFO still says what the node is.
           identity = identityFromInfo(redis);
-        } else {
+        } else if (why.contains("NOPERM")) {
           refused.add("info");
-        }
+        } // else not a refusal (a timeout, LOADING): what the node is stays unknown
       }
       NodeInfo.Persistence persistence = info == null ? null : info.persistence();
       NodeInfo.Memory memory =

@@ -30,7 +30,9 @@ import java.util.function.Function;
 /**
  * A one-shot Lettuce client for commands that look at a node once ({@code status},
  * {@code doctor}): the same credentials a Redlock would use (the URI's, else the settings'),
- * no reconnect, and every step bounded by one timeout.
+ * no reconnect, and every step bounded by one timeout. {@link #nodeInfo} reads what the
+ * restart guard reads over a transport connection of its own (a second handshake per node),
+ * within two timeouts.
  */
 final class InspectionClient {
   private InspectionClient() {}

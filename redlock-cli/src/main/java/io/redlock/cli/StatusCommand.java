@@ -195,11 +195,25 @@ final class StatusCommand implements Callable<Integer> {
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();
-      NodeInfo info = InspectionClient.nodeInfo(node, settings, resources, timeout);
+      NodeInfo info;
+      try {
+        info = InspectionClient.nodeInfo(node, settings, resources, timeout);
+      } catch (IllegalStateException e) {
+        info = null; // INFO or TIME refused, or no answer in time: role unknown, the key still read
+      }
       String value = redis.get(key);
       Long pttl = redis.pttl(key);
-      return new NodeState(
-          name, null, info.role(), info.uptimeSeconds(), value, pttl, info.runId(), info.marker());
+      return info == null
+          ? new NodeState(name, null, "?", null, value, pttl, null, null)
+          : new NodeState(
+              name,
+              null,
+              info.role(),
+              info.uptimeSeconds(),
+              value,
+              pttl,
+              info.runId(),
+              info.marker());
     } catch (RuntimeException e) {
       return new NodeState(name, InspectionClient.oneLine(e), null, null, null, null);
     } finally {
@@ -211,6 +225,9 @@ final class StatusCommand implements Callable<Integer> {
   static String guard(NodeState s, Duration holdBack) {
     if (holdBack == null) {
       return "off";
+    }
+    if ("?".equals(s.role())) {
+      return "?"; // INFO or TIME refused: what the guard makes of it is not known here
     }
     if (!"master".equals(s.role())) {
       return "excluded (not a master)";

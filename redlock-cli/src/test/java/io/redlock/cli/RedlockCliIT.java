@@ -350,6 +350,39 @@ class RedlockCliIT {
   }
 
   @Test
+  void statusCountsTheKeyOfANodeThatRefusesOnlyTime() {
+    // Node 2 reached as a user without TIME: the guard's read fails there, but GET and PTTL
+    // still say who holds the key, so the verdict stands on all three nodes.
+    String user = "status-no-time";
+    redis.command(2, "ACL", "SETUSER", user, "on", ">no-time-pw", "~*", "&*", "+@all", "-time");
+    try {
+      for (int i = 0; i < 3; i++) {
+        redis.command(i, "SET", "no-time", "cccccccccc", "PX", "60000");
+      }
+      String noTime = "redis://" + user + ":no-time-pw@127.0.0.1:" + redis.port(2);
+      StringWriter out = new StringWriter();
+      assertThat(
+              run(
+                  out,
+                  "status",
+                  "--nodes",
+                  redis.uri(0) + "," + redis.uri(1) + "," + noTime,
+                  "no-time"))
+          .isEqualTo(ExitCodes.OK);
+      assertThat(out.toString())
+          .contains("verdict: held")
+          .containsPattern(
+              java.util.regex.Pattern.quote(StatusCommand.displayName(noTime))
+                  + "\\s+yes\\s+\\?\\s+");
+    } finally {
+      redis.command(2, "ACL", "DELUSER", user);
+      for (int i = 0; i < 3; i++) {
+        redis.command(i, "DEL", "no-time");
+      }
+    }
+  }
+
+  @Test
   void doctorShowsAnUnreachableNodeAsARowNotAStackTrace() throws Exception {
     int closedPort;
     try (java.net.ServerSocket probe = new java.net.ServerSocket(0)) {

@@ -83,36 +83,6 @@ final class GuardRules {
   }
 
   /**
-   * The smallest forward step of a node's clock between two readings that is consistent with
-   * them, in nanoseconds (negative when none is certain), or {@link Long#MIN_VALUE} when the
-   * node's rate is not known yet.
-   *
-   * <p>The node's rate is measured over a baseline that ends at the first of the two readings:
-   * its {@code TIME} advanced by {@code baseServerDelta} while our monotonic clock advanced by
-   * {@code baseLocalDelta}, each end uncertain as in {@link #ranAhead} ({@code
-   * baseUncertaintyNanos} in all); {@link #fastestRate} is the largest rate consistent with
-   * that, and {@link #leastStepAtRate} what the clock gained beyond it over the interval
-   * ({@code serverDelta} against {@code localDelta}, uncertain by {@code uncertaintyNanos}).
-   * The rate is the node's own, whatever it is (a clock running slow and then stepping forward
-   * is seen), and it replaces any allowance for drift: only the round trips' uncertainty is
-   * given to the node. Judging the rate against {@code driftFactor} is {@link #ranAhead}'s
-   * business.
-   */
-  public static long leastStep(
-      long baseServerDelta,
-      long baseLocalDelta,
-      long baseUncertaintyNanos,
-      long serverDelta,
-      long localDelta,
-      long uncertaintyNanos) {
-    return leastStepAtRate(
-        fastestRate(baseServerDelta, baseLocalDelta, baseUncertaintyNanos),
-        serverDelta,
-        localDelta,
-        uncertaintyNanos);
-  }
-
-  /**
    * The largest rate of a node's clock against ours consistent with a baseline over which its
    * {@code TIME} advanced by {@code baseServerDelta} while our monotonic clock advanced by
    * {@code baseLocalDelta}, uncertain by {@code baseUncertaintyNanos}: {@code (baseServerDelta
@@ -136,6 +106,12 @@ final class GuardRules {
    * localDelta} of our clock) is taken at its longest, {@code uncertaintyNanos} (the two half
    * round trips) longer, and the node's advance at its shortest, the {@code TIME} resolution
    * less.
+   *
+   * <p>The rate is measured over a baseline that ends at the first of the two readings ({@link
+   * #fastestRate}). It is the node's own, whatever it is (a clock running slow and then
+   * stepping forward is seen), and it replaces any allowance for drift: only the round trips'
+   * uncertainty is given to the node. Judging the rate against {@code driftFactor} is {@link
+   * #ranAhead}'s business.
    */
   public static long leastStepAtRate(
       double fastestRate, long serverDelta, long localDelta, long uncertaintyNanos) {

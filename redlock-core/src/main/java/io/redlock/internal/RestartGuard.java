@@ -360,25 +360,19 @@ final class RestartGuard {
   }
 
   /** Why node {@code index} does not count, for its vote's detail (for people, not code). */
-  public String whyHeldBack(int index) {
+  public synchronized String whyHeldBack(int index) {
     int state = standing.get(index);
     if (state == EXCLUDED) {
       return "excluded: not an independent master (see the log)";
     }
     if (state == UNKNOWN) {
-      String refused;
-      synchronized (this) {
-        refused = refusal[index];
-      }
+      String refused = refusal[index];
       return refused != null
           ? "restart guard: the node refused its probe (" + refused + "); grant INFO and TIME"
           : "restart guard: not probed since it was (re)connected";
     }
     if (!registerCovers(index, time.nanoTime())) {
-      String failed;
-      synchronized (this) {
-        failed = registerFailure[index];
-      }
+      String failed = registerFailure[index];
       return "restart guard: this client's entry in the node's max-ttl register is not"
           + " confirmed for its maxTtl"
           + (failed != null ? " (the raise failed: " + failed + ")" : "")
@@ -386,10 +380,7 @@ final class RestartGuard {
     }
     long up = time.nanoTime() - startedAt.get(index);
     long window = windowNanos.get();
-    String flag;
-    synchronized (this) {
-      flag = clockFlag[index];
-    }
+    String flag = clockFlag[index];
     return "restart guard: up for "
         + Durations.formatNanos(up)
         + " of "

@@ -47,18 +47,6 @@ public record NodeInfo(
     this(runId, role, uptimeSeconds, serverTimeMicros, null, null, null, null);
   }
 
-  /** A node as the restart guard knows it, without the server's version. */
-  public NodeInfo(
-      String runId,
-      String role,
-      long uptimeSeconds,
-      long serverTimeMicros,
-      String marker,
-      Persistence persistence,
-      Memory memory) {
-    this(runId, role, uptimeSeconds, serverTimeMicros, marker, persistence, memory, null);
-  }
-
   /**
    * The node's memory limit ({@code maxmemory}, 0 for none) and what it does when the limit
    * is reached ({@code maxmemory-policy}): every policy but {@code noeviction} may evict a

@@ -85,7 +85,8 @@ public final class SimulatedNode implements NodeClient {
                     info.serverTimeMicros(),
                     keyspace.valueOf(markerKey),
                     persistence,
-                    memory);
+                    memory,
+                    info.version());
               }
             });
   }

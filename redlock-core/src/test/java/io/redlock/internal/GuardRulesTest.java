@@ -13,7 +13,7 @@ class GuardRulesTest {
   private static final Persistence AOF_ALWAYS = new Persistence(true, "always", false, true);
 
   private static NodeInfo node(String marker, Persistence persistence) {
-    return new NodeInfo("run-2", "master", 5, 0, marker, persistence, null);
+    return new NodeInfo("run-2", "master", 5, 0, marker, persistence, null, null);
   }
 
   @Test
@@ -86,15 +86,13 @@ class GuardRulesTest {
     long us = 1_000L;
     // a perfect clock over a 60 s baseline, then 8 ms more than 1 s in 1 s: a step of 8 ms,
     // less the TIME resolution and the rate's uncertainty (1 µs in 60 s)
-    long step = GuardRules.leastStep(60 * second, 60 * second, 0, second + 8 * ms, second, 0);
+    long step = leastStep(60 * second, 60 * second, 0, second + 8 * ms, second, 0);
     assertThat(step).isBetween(8 * ms - 3 * us, 8 * ms);
     // 5 % fast all along: no step, however far beyond driftFactor the rate is
-    assertThat(GuardRules.leastStep(63 * second, 60 * second, 0, second + 50 * ms, second, 0))
+    assertThat(leastStep(63 * second, 60 * second, 0, second + 50 * ms, second, 0))
         .isLessThanOrEqualTo(0);
     // 0.5 % slow, then 1 s gains 1.004 s: 9 ms beyond its own rate
-    assertThat(
-            GuardRules.leastStep(
-                60 * second - 300 * ms, 60 * second, 0, second + 4 * ms, second, 0))
+    assertThat(leastStep(60 * second - 300 * ms, 60 * second, 0, second + 4 * ms, second, 0))
         .isBetween(9 * ms - 3 * us, 9 * ms);
   }
 
@@ -103,16 +101,14 @@ class GuardRulesTest {
     long second = 1_000_000_000L;
     long ms = 1_000_000L;
     // 10 ms of round trip across the interval hide an 8 ms step
-    assertThat(
-            GuardRules.leastStep(
-                60 * second, 60 * second, 10 * ms, second + 8 * ms, second, 10 * ms))
+    assertThat(leastStep(60 * second, 60 * second, 10 * ms, second + 8 * ms, second, 10 * ms))
         .isLessThanOrEqualTo(0);
     // over a 1 s baseline, 10 ms of uncertainty make the rate up to 1 % faster: 10 ms more
-    assertThat(GuardRules.leastStep(second, second, 10 * ms, second + 20 * ms, second, 0))
+    assertThat(leastStep(second, second, 10 * ms, second + 20 * ms, second, 0))
         .isLessThan(10 * ms)
         .isGreaterThan(9 * ms);
     // a baseline no longer than its uncertainty says nothing of the rate
-    assertThat(GuardRules.leastStep(5 * ms, 5 * ms, 5 * ms, second + 100 * ms, second, 0))
+    assertThat(leastStep(5 * ms, 5 * ms, 5 * ms, second + 100 * ms, second, 0))
         .isEqualTo(Long.MIN_VALUE);
   }
 
@@ -152,7 +148,7 @@ class GuardRulesTest {
         .isEqualTo(Long.MIN_VALUE);
     assertThat(GuardRules.leastStepAtRate(1.0, 100 * ms, 0, 0)).isEqualTo(Long.MIN_VALUE);
     // leastStep is fastestRate then leastStepAtRate
-    assertThat(GuardRules.leastStep(60 * second, 60 * second, 0, second + 8 * ms, second, 0))
+    assertThat(leastStep(60 * second, 60 * second, 0, second + 8 * ms, second, 0))
         .isEqualTo(
             GuardRules.leastStepAtRate(
                 GuardRules.fastestRate(60 * second, 60 * second, 0), second + 8 * ms, second, 0));
@@ -250,5 +246,20 @@ class GuardRulesTest {
           .as(policy)
           .isFalse();
     }
+  }
+
+  /** The step over an interval against the rate measured over the baseline before it. */
+  private static long leastStep(
+      long baseServerDelta,
+      long baseLocalDelta,
+      long baseUncertaintyNanos,
+      long serverDelta,
+      long localDelta,
+      long uncertaintyNanos) {
+    return GuardRules.leastStepAtRate(
+        GuardRules.fastestRate(baseServerDelta, baseLocalDelta, baseUncertaintyNanos),
+        serverDelta,
+        localDelta,
+        uncertaintyNanos);
   }
 }

@@ -82,7 +82,8 @@ final class SimNodeStore {
         info.serverTimeMicros(),
         keys.valueOf(markerKey),
         reportsAofAlways ? new NodeInfo.Persistence(true, "always", false, true) : null,
-        new NodeInfo.Memory(0, "noeviction"));
+        new NodeInfo.Memory(0, "noeviction"),
+        info.version());
   }
 
   /** The max-ttl register, as the transport's script keeps it; lost when emptied. */

@@ -115,8 +115,8 @@ final class LettuceNodeClient implements NodeClient {
         new RedisConnectionStateListener() {
           @Override
           public void onRedisConnected(RedisChannelHandler<?, ?> channel, SocketAddress address) {
-            // A reconnect may reach a new process with an empty script cache. Requests written
-            // before this load (right after the reconnect) fall back to EVAL if need be.
+            // A reconnect may reach a new process with an empty script cache: releases go by
+            // EVAL until the node answered this load (the disconnect raised connectionNumber).
             StatefulRedisConnection<String, String> conn = connection;
             if (conn != null && conn == channel) {
               loadReleaseScript(conn);
@@ -210,42 +210,21 @@ final class LettuceNodeClient implements NodeClient {
         configGet(commands, "maxmemory-policy");
     CompletableFuture<NodeInfo.Memory> memory =
         maxmemory.thenCombine(policy, LettuceNodeClient::memory);
-    return basic
+    CompletableFuture<NodeInfo.Persistence> persisted =
+        persistence.thenCombine(fsync, LettuceNodeClient::persistence);
+    // The optional parts never fail (a refusal leaves them null): one NodeInfo once all are in.
+    return CompletableFuture.allOf(marker, persisted, memory)
         .thenCombine(
-            marker,
-            (info, value) ->
+            basic,
+            (done, info) ->
                 new NodeInfo(
                     info.runId(),
                     info.role(),
                     info.uptimeSeconds(),
                     info.serverTimeMicros(),
-                    value,
-                    null,
-                    null,
-                    info.version()))
-        .thenCombine(
-            persistence.thenCombine(fsync, LettuceNodeClient::persistence),
-            (info, p) ->
-                new NodeInfo(
-                    info.runId(),
-                    info.role(),
-                    info.uptimeSeconds(),
-                    info.serverTimeMicros(),
-                    info.marker(),
-                    p,
-                    null,
-                    info.version()))
-        .thenCombine(
-            memory,
-            (info, m) ->
-                new NodeInfo(
-                    info.runId(),
-                    info.role(),
-                    info.uptimeSeconds(),
-                    info.serverTimeMicros(),
-                    info.marker(),
-                    info.persistence(),
-                    m,
+                    marker.join(),
+                    persisted.join(),
+                    memory.join(),
                     info.version()));
   }
 

@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.redlock.Lease;
 import io.redlock.LeaseLostException;
@@ -52,21 +51,7 @@ class RedlockMetricsIT {
   static void start() {
     servers = RedisServers.startFresh(5);
     registry = new SimpleMeterRegistry();
-    ObservationRegistry observations = ObservationRegistry.create();
-    observations
-        .observationConfig()
-        .observationHandler(
-            new ObservationHandler<>() {
-              @Override
-              public boolean supportsContext(Observation.Context context) {
-                return true;
-              }
-
-              @Override
-              public void onStop(Observation.Context context) {
-                observed.add(context);
-              }
-            });
+    ObservationRegistry observations = RedlockMetricsTest.observedBy(observed);
     RedlockMetrics metrics =
         RedlockMetrics.builder(registry).observationRegistry(observations).build();
     redlock =

@@ -239,22 +239,8 @@ class RedlockMetricsTest {
 
   @Test
   void anAcquisitionIsAnObservationChildOfTheCallersCurrentOne() {
-    ObservationRegistry observations = ObservationRegistry.create();
     List<Observation.Context> stopped = new ArrayList<>();
-    observations
-        .observationConfig()
-        .observationHandler(
-            new ObservationHandler<>() {
-              @Override
-              public boolean supportsContext(Observation.Context context) {
-                return true;
-              }
-
-              @Override
-              public void onStop(Observation.Context context) {
-                stopped.add(context);
-              }
-            });
+    ObservationRegistry observations = observedBy(stopped);
     RedlockMetrics metrics =
         RedlockMetrics.builder(registry).observationRegistry(observations).build();
 
@@ -276,7 +262,8 @@ class RedlockMetricsTest {
     assertThat(acquisition.getHighCardinalityKeyValue("resource")).isNull();
   }
 
-  private static ObservationRegistry observedBy(List<Observation.Context> stopped) {
+  /** A registry whose observations, once stopped, are added to {@code stopped}. */
+  static ObservationRegistry observedBy(List<Observation.Context> stopped) {
     ObservationRegistry observations = ObservationRegistry.create();
     observations
         .observationConfig()
