@@ -68,15 +68,6 @@ class LeaderElectionIT {
    */
   private static final long HEARTBEAT_MILLIS = 2 * TTL.toMillis();
 
-  /**
-   * Generous, because the node timeout is not what this test is about: with the default 50 ms,
-   * a loaded machine can miss one watchdog extension of the new leader and take its lead away
-   * before the test looks at it. A node cut off by the partition still fails a request at
-   * once (the proxy closes the connection, and the transport rejects commands while
-   * disconnected), so the hand-overs keep their timing.
-   */
-  private static final Duration NODE_TIMEOUT = Duration.ofMillis(500);
-
   /** One candidate: its Redlock, its registry, its initiator and what happened to it. */
   private static final class Node implements Candidate, AutoCloseable {
     final String id;
@@ -118,7 +109,6 @@ class LeaderElectionIT {
               RedlockConfig.builder()
                   .nodes(uris)
                   .ttl(TTL)
-                  .nodeTimeout(NODE_TIMEOUT)
                   .driftFactor(DRIFT_FACTOR)
                   .listener(listener)
                   .build());
