@@ -90,12 +90,20 @@ final class Round {
 
   private final Vote[] votes;
   private final String[] details;
+
+  /**
+   * Each node's request, for {@link #cancelCutOff()}: written by the sending thread before
+   * {@link #sent()}, read only after it (the monitor orders the two).
+   */
+  private final CompletionStage<?>[] requests;
+
   private final CompletableFuture<Result> decision = new CompletableFuture<>();
   private final CompletableFuture<Result> settled = new CompletableFuture<>();
   private int granted;
   private int failed;
   private boolean decided;
   private boolean sending = true;
+  private boolean expired;
   private volatile boolean finished;
 
   private Round(List<NodeClient> nodes, int quorum, long timeoutNanos, TimeSource time) {
@@ -105,6 +113,7 @@ final class Round {
     this.time = time;
     this.votes = new Vote[nodes.size()];
     this.details = new String[nodes.size()];
+    this.requests = new CompletionStage<?>[nodes.size()];
     java.util.Arrays.fill(votes, Vote.PENDING);
     java.util.Arrays.fill(details, "");
   }
@@ -127,6 +136,7 @@ final class Round {
       } catch (RuntimeException e) {
         reply = CompletableFuture.failedFuture(e);
       }
+      round.requests[i] = reply;
       reply.whenComplete((answer, error) -> round.answer(index, answer, error));
     }
     round.sent();
@@ -143,10 +153,15 @@ final class Round {
   private void sent() {
     Result decided;
     Result done;
+    boolean cutOff;
     synchronized (this) {
       sending = false;
+      cutOff = expired;
       decided = decideLocked();
       done = settleLocked();
+    }
+    if (cutOff) {
+      cancelCutOff(); // the node timeout passed while this thread was still sending
     }
     complete(decided, done);
   }
@@ -224,11 +239,17 @@ final class Round {
     return finished;
   }
 
-  /** The node timeout passed: every node that has not answered timed out. */
+  /**
+   * The node timeout passed: every node that has not answered timed out, and its request's
+   * future is cancelled (see {@link #cancelCutOff()}).
+   */
   void expire() {
     Result decided;
     Result done;
+    boolean cutOff;
     synchronized (this) {
+      expired = true;
+      cutOff = !sending;
       String detail = "no answer within " + Durations.formatNanos(timeoutNanos);
       for (int i = 0; i < votes.length; i++) {
         if (votes[i] == Vote.PENDING) {
@@ -240,7 +261,23 @@ final class Round {
       decided = decideLocked();
       done = settleLocked();
     }
+    if (cutOff) {
+      cancelCutOff(); // before anyone hears of the outcome, and so acts on it
+    }
     complete(decided, done);
+  }
+
+  /**
+   * Cancels the futures of the requests that were not answered in time, so that a transport
+   * may leave unsent a lock request that can no longer count ({@link NodeClient#lock}). An
+   * answered request's future is done, and cancelling it does nothing.
+   */
+  private void cancelCutOff() {
+    for (CompletionStage<?> request : requests) {
+      if (request instanceof CompletableFuture<?> future) {
+        future.cancel(false);
+      }
+    }
   }
 
   private void record(int index, Vote vote, String detail) {

@@ -12,7 +12,12 @@ import java.util.concurrent.CompletionStage;
  * example while disconnected) instead of queueing it, and it must fail a request that got no
  * answer with a {@link java.util.concurrent.TimeoutException} (directly or as the cause), so
  * that the vote counts as a timeout rather than an error. The algorithm also enforces the node
- * timeout on its own.
+ * timeout on its own, on every request it counts as a vote ({@link #lock}, {@link #unlock},
+ * {@link #extend}, {@link #lockFenced}, {@link #fence}): a transport may leave those to it and
+ * time out only the others. When the node timeout passes before such a request was answered,
+ * the algorithm cancels the future the transport returned, if it is a
+ * {@link java.util.concurrent.CompletableFuture}. A transport may then leave a {@link #lock}
+ * request unsent, if it has not sent it yet; it must still send every other request.
  *
  * <p>Requests sent on one client are executed by the node in the order they were sent, and
  * each is written once: a transport must not re-send a request later on its own (a fallback

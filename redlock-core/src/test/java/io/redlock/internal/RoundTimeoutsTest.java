@@ -53,11 +53,12 @@ class RoundTimeoutsTest {
 
   @Test
   void eachRoundTimesOutAtItsOwnDeadlineNotBefore() {
-    CompletableFuture<Boolean> never = new CompletableFuture<>();
-    Round first = Round.start(nodes, 2, timeouts, (index, node) -> index == 0 ? GRANTED : never);
+    Round first =
+        Round.start(
+            nodes, 2, timeouts, (index, node) -> index == 0 ? GRANTED : new CompletableFuture<>());
     time.advance(Duration.ofMillis(20));
     Round settledBetween = Round.start(nodes, 2, timeouts, (index, node) -> GRANTED);
-    Round second = Round.start(nodes, 2, timeouts, (index, node) -> never);
+    Round second = Round.start(nodes, 2, timeouts, (index, node) -> new CompletableFuture<>());
 
     time.advance(Duration.ofMillis(30).minusNanos(1));
     assertThat(first.settled()).isNotDone();
@@ -70,5 +71,53 @@ class RoundTimeoutsTest {
     time.advance(Duration.ofNanos(1)); // 50 ms after the second round started
     assertThat(second.settled().join().count(Vote.TIMEOUT)).isEqualTo(3);
     assertThat(time.pendingTasks()).isZero();
+  }
+
+  @Test
+  void theRequestsTheNodeTimeoutCutsOffAreCancelledAndNoOthers() {
+    List<CompletableFuture<Boolean>> requests =
+        List.of(new CompletableFuture<>(), new CompletableFuture<>(), new CompletableFuture<>());
+    Round round = Round.start(nodes, 2, timeouts, (index, node) -> requests.get(index));
+    requests.get(0).complete(true);
+    List<Boolean> cancelledWhenDecided = new java.util.ArrayList<>();
+    round
+        .decision()
+        .thenRun(() -> requests.forEach(r -> cancelledWhenDecided.add(r.isCancelled())));
+
+    time.advance(Duration.ofNanos(TIMEOUT - 1));
+    assertThat(requests).noneMatch(CompletableFuture::isCancelled);
+    time.advance(Duration.ofNanos(1));
+
+    // A transport may leave a cancelled lock request unsent: it can no longer count.
+    assertThat(requests.get(0)).isCompletedWithValue(true);
+    assertThat(requests.get(1)).isCancelled();
+    assertThat(requests.get(2)).isCancelled();
+    assertThat(round.settled().join().count(Vote.TIMEOUT)).isEqualTo(2);
+    // Cancelled before the outcome is known: nothing done on hearing it (an undo, a retry)
+    // comes before the cancellation.
+    assertThat(cancelledWhenDecided).containsExactly(false, true, true);
+  }
+
+  @Test
+  void aRoundWhoseNodeTimeoutPassesWhileItIsSentCancelsOnceItWasSent() {
+    List<CompletableFuture<Boolean>> requests = new java.util.ArrayList<>();
+    Round round =
+        Round.start(
+            nodes,
+            2,
+            timeouts,
+            (index, node) -> {
+              if (index == 1) {
+                time.advance(Duration.ofNanos(TIMEOUT)); // the sending thread is held up
+              }
+              CompletableFuture<Boolean> request = new CompletableFuture<>();
+              requests.add(request);
+              return request;
+            });
+
+    // The timer expired the round while node 1's request was being made; the request to node
+    // 2 was made after the deadline. Both, and node 0's, were cut off: all three cancelled.
+    assertThat(round.settled().join().count(Vote.TIMEOUT)).isEqualTo(3);
+    assertThat(requests).hasSize(3).allMatch(CompletableFuture::isCancelled);
   }
 }

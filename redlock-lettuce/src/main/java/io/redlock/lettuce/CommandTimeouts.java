@@ -2,38 +2,48 @@ package io.redlock.lettuce;
 
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.protocol.CommandType;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.protocol.RedisCommand;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How long Lettuce keeps each command before failing it.
+ * Which commands Lettuce times out, and after how long.
  *
- * <p>The algorithm enforces the node timeout on every vote with its own timer, whatever
- * Lettuce does. Lettuce's timeout decides something else: a command that times out before
- * its event loop wrote it is never sent. For {@code SET NX} that is welcome (a late lock
- * request that never lands leaves nothing behind), so it gets the node timeout. A release or
- * an extension must reach the node even when the event loop is late, or a key would outlive
- * its holder's release; scripts therefore get a longer delivery timeout, which only bounds
- * how long a command to a stalled node is kept in memory. (The lock script for several keys
- * is a script too and gets the longer timeout; that only means a late one may still land, to
- * be deleted by the cleanup that follows it.)
+ * <p>{@code SET} and {@code EVALSHA}, the commands of a one-key lock and its release, get no
+ * Lettuce timeout: each is a request of a round, whose node timeout the algorithm enforces on
+ * every vote with one deadline per round. A Lettuce timeout costs a timer entry made and
+ * cancelled per command, on a timer queue that every calling thread and event loop shares: at
+ * 16 and 64 calling threads that was the largest part of the client CPU a cycle cost beyond
+ * the bare fan-out (docs/profiling.md). What the Lettuce timeout of {@code SET} did (a lock
+ * request not yet written when its vote timed out was never written) the round does now: it
+ * cancels the requests its deadline cut off, and {@link LettuceNodeClient#lock} lets that
+ * cancel an unwritten command.
+ *
+ * <p>Every other command keeps a Lettuce timeout, so that its caller hears of a node that does
+ * not answer: the restart guard's probe and register raise, the init marker, the scripts sent
+ * by {@code EVAL} (extensions, fenced locks, locks of several keys). They are not sent once per
+ * cycle. Their timeout is the longer delivery timeout: a release or extension by {@code EVAL}
+ * must still be written when the event loop is late, or a key would outlive its release. A
+ * timeout does not free a command that was written: Lettuce keeps it until the node answers
+ * or the connection closes, to match replies in order.
  */
 final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
-  /** The least time a script command is kept: 1 s. */
+  /** The least time a command other than {@code SET} and {@code EVALSHA} is kept: 1 s. */
   static final Duration MIN_DELIVERY_TIMEOUT = Duration.ofSeconds(1);
 
-  private final long lockNanos;
   private final long deliveryNanos;
 
   CommandTimeouts(Duration nodeTimeout) {
-    this.lockNanos = nodeTimeout.toNanos();
-    this.deliveryNanos = Math.max(MIN_DELIVERY_TIMEOUT.toNanos(), 10 * lockNanos);
+    this.deliveryNanos = Math.max(MIN_DELIVERY_TIMEOUT.toNanos(), 10 * nodeTimeout.toNanos());
   }
 
   @Override
   public long getTimeout(RedisCommand<?, ?, ?> command) {
-    return command.getType() == CommandType.SET ? lockNanos : deliveryNanos;
+    // The one other sender of these two commands, the ACL check at a node's first probe
+    // (LettuceNodeClient.refusedCommands), only logs what it hears: it may wait without a bound.
+    ProtocolKeyword type = command.getType();
+    return type == CommandType.SET || type == CommandType.EVALSHA ? 0 : deliveryNanos;
   }
 
   @Override

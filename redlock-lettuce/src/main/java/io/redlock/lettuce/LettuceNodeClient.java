@@ -4,6 +4,7 @@ import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -503,12 +504,44 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    if (keys.size() == 1) {
-      // The plain command other Redlock clients use; no script needed for one key.
-      return vote(
-          commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)), "OK"::equals);
+    // The plain command other Redlock clients use for one key; a script for several.
+    RedisFuture<?> reply =
+        keys.size() == 1
+            ? commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis))
+            : commands.<Long>eval(
+                Script.LOCK.source(),
+                ScriptOutputType.INTEGER,
+                keys.toArray(String[]::new),
+                token,
+                Long.toString(ttlMillis));
+    LockVote vote = new LockVote(reply);
+    reply.whenComplete((result, error) -> settle(vote, result, error, LettuceNodeClient::isGrant));
+    return vote;
+  }
+
+  /** {@code OK} from {@code SET NX}, 1 from the lock script. */
+  private static boolean isGrant(Object result) {
+    return "OK".equals(result) || Long.valueOf(1L).equals(result);
+  }
+
+  /**
+   * The vote on a lock request. Cancelling it (as a round does when its node timeout passes
+   * before the answer) also cancels the command, which Lettuce then never writes if its event
+   * loop has not written it yet: a lock request that comes too late to count does not land.
+   */
+  private static final class LockVote extends CompletableFuture<Boolean> {
+    private final RedisFuture<?> command;
+
+    LockVote(RedisFuture<?> command) {
+      this.command = command;
     }
-    return eval(commands, Script.LOCK, keys, token, Long.toString(ttlMillis));
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      command.cancel(false);
+      return cancelled;
+    }
   }
 
   @Override

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Commands fail at once while a node is disconnected instead of queueing for a reconnect,
  * and are never replayed after one. Every vote is bounded by the node timeout (the algorithm's
- * own timer); Lettuce keeps a command at most as long as {@link CommandTimeouts} says. Found by
+ * own timer); which commands Lettuce times out as well is said in {@link CommandTimeouts}. Found by
  * {@link java.util.ServiceLoader}; {@link io.redlock.Redlock#create(RedlockConfig)} uses it
  * without being asked.
  *
@@ -133,7 +133,7 @@ public final class LettuceTransport implements NodeTransport {
       redisUri.setCredentialsProvider(
           new StaticCredentialsProvider(RedisCredentials.just(node.username(), node.password())));
     }
-    // Bounds the connection handshake (HELLO, AUTH, SELECT); commands get CommandTimeouts.
+    // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
     RedisClient client = RedisClient.create(resources);
     client.setOptions(

@@ -2,6 +2,11 @@ package io.redlock.lettuce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.redlock.Lease;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
@@ -12,7 +17,10 @@ import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -170,6 +178,79 @@ class NothingLeftBehindIT {
       assertThat(servers.command(0, "EXISTS", "close:b")).isEqualTo(0L);
     } finally {
       transport.close();
+    }
+  }
+
+  @Test
+  void aLockRequestCutOffByTheNodeTimeoutBeforeItWasWrittenIsNeverWritten() throws Exception {
+    Set<EventLoop> loops = ConcurrentHashMap.newKeySet();
+    ClientResources resources =
+        DefaultClientResources.builder()
+            .nettyCustomizer(
+                LettuceTransport.consolidatingFlushes(
+                    new NettyCustomizer() {
+                      @Override
+                      public void afterChannelInitialized(Channel channel) {
+                        loops.add(channel.eventLoop());
+                      }
+                    }))
+            .build();
+    CountDownLatch resume = new CountDownLatch(1);
+    try (Redlock redlock = Redlock.create(config().build(), new LettuceTransport(resources))) {
+      // Requests on one connection run in the order they were written: once a node holds a
+      // lease's key, it ran whatever this instance wrote to it before (the restart guard's
+      // probe and its check of ACL rights, which sends a SET of its own).
+      Lease before = redlock.acquire("close:before", Duration.ofSeconds(60));
+      awaitOnEveryNode("close:before");
+      for (int i = 0; i < 5; i++) {
+        servers.command(i, "CONFIG", "RESETSTAT");
+      }
+      // Every event loop of the connections is held up: a request made now waits in its
+      // loop's queue, not yet written, past the node timeout of its round.
+      CountDownLatch held = new CountDownLatch(loops.size());
+      for (EventLoop loop : loops) {
+        loop.execute(
+            () -> {
+              held.countDown();
+              try {
+                resume.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            });
+      }
+      assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(redlock.tryAcquire("close:cut-off", Duration.ofSeconds(60))).isEmpty();
+      resume.countDown();
+      Lease after = redlock.acquire("close:after", Duration.ofSeconds(60));
+      awaitOnEveryNode("close:after");
+
+      // Each node ran what was written before the SET of "close:after": the undo of the failed
+      // attempt (its EVALSHA read no key, deleted nothing), not the attempt's lock request,
+      // cancelled by the round at its node timeout before its event loop could write it.
+      for (int i = 0; i < 5; i++) {
+        assertThat((String) servers.command(i, "INFO", "commandstats"))
+            .as("node %d", i)
+            .contains("cmdstat_set:calls=1,", "cmdstat_evalsha:calls=1,", "cmdstat_get:calls=1,")
+            .doesNotContain("cmdstat_del:");
+      }
+      before.release();
+      after.release();
+    } finally {
+      resume.countDown();
+      resources.shutdown(0, 2, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Waits until every node holds {@code key}. */
+  private void awaitOnEveryNode(String key) throws InterruptedException {
+    for (int i = 0; i < 5; i++) {
+      int node = i;
+      Timing.await(
+          key + " on node " + node,
+          Duration.ofSeconds(10),
+          () -> Long.valueOf(1).equals(servers.command(node, "EXISTS", key)));
     }
   }
 
