@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.EpollProvider;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
 import io.netty.channel.epoll.Epoll;
 import io.redlock.Lease;
 import io.redlock.Redlock;
@@ -60,16 +57,7 @@ class NativeTransportIT {
 
     Set<Class<?>> channels = ConcurrentHashMap.newKeySet();
     ClientResources resources =
-        DefaultClientResources.builder()
-            .nettyCustomizer(
-                LettuceTransport.consolidatingFlushes(
-                    new NettyCustomizer() {
-                      @Override
-                      public void afterChannelInitialized(Channel channel) {
-                        channels.add(channel.getClass());
-                      }
-                    }))
-            .build();
+        ObservedResources.seeing(channel -> channels.add(channel.getClass()));
     try (Redlock redlock =
         Redlock.create(
             RedlockConfig.builder().nodes(servers.uris()).build(),

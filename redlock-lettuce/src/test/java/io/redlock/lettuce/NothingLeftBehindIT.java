@@ -3,9 +3,6 @@ package io.redlock.lettuce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.redlock.Lease;
 import io.redlock.Redlock;
@@ -184,17 +181,7 @@ class NothingLeftBehindIT {
   @Test
   void aLockRequestCutOffByTheNodeTimeoutBeforeItWasWrittenIsNeverWritten() throws Exception {
     Set<EventLoop> loops = ConcurrentHashMap.newKeySet();
-    ClientResources resources =
-        DefaultClientResources.builder()
-            .nettyCustomizer(
-                LettuceTransport.consolidatingFlushes(
-                    new NettyCustomizer() {
-                      @Override
-                      public void afterChannelInitialized(Channel channel) {
-                        loops.add(channel.eventLoop());
-                      }
-                    }))
-            .build();
+    ClientResources resources = ObservedResources.seeing(channel -> loops.add(channel.eventLoop()));
     CountDownLatch resume = new CountDownLatch(1);
     try (Redlock redlock = Redlock.create(config().build(), new LettuceTransport(resources))) {
       // Requests on one connection run in the order they were written: once a node holds a
