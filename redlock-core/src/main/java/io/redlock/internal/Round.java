@@ -262,7 +262,7 @@ final class Round {
       done = settleLocked();
     }
     if (cutOff) {
-      cancelCutOff(); // before anyone hears of the outcome, and so acts on it
+      cancelCutOff(); // before an outcome this expiry decides is heard, and acted on
     }
     complete(decided, done);
   }

@@ -9,15 +9,17 @@ import java.util.concurrent.CompletionStage;
  * <p>Each operation acts atomically on all of its keys on this node and answers with a
  * {@code Boolean}. A transport must never block the caller: the algorithm sends a request to
  * every node before it waits for any. It must fail a request it cannot send at once (for
- * example while disconnected) instead of queueing it, and it must fail a request that got no
- * answer with a {@link java.util.concurrent.TimeoutException} (directly or as the cause), so
- * that the vote counts as a timeout rather than an error. The algorithm also enforces the node
- * timeout on its own, on every request it counts as a vote ({@link #lock}, {@link #unlock},
- * {@link #extend}, {@link #lockFenced}, {@link #fence}): a transport may leave those to it and
- * time out only the others. When the node timeout passes before such a request was answered,
+ * example while disconnected) instead of queueing it. It must fail any other request that got
+ * no answer with a {@link java.util.concurrent.TimeoutException} (directly or as the cause),
+ * except those the algorithm counts as votes ({@link #lock}, {@link #unlock}, {@link #extend},
+ * {@link #lockFenced}, {@link #fence}): the algorithm enforces the node timeout on each of
+ * them on its own, so a transport may leave them without a timeout of its own. Each call
+ * returns a future of its own, never one shared with another request: when the node timeout
+ * passes before {@link #lock}, {@link #unlock}, {@link #extend} or {@link #fence} was answered,
  * the algorithm cancels the future the transport returned, if it is a
- * {@link java.util.concurrent.CompletableFuture}. A transport may then leave a {@link #lock}
- * request unsent, if it has not sent it yet; it must still send every other request.
+ * {@link java.util.concurrent.CompletableFuture} (not the one of {@link #lockFenced}, which it
+ * does not count directly). A transport may then leave a {@link #lock} request unsent, if it
+ * has not sent it yet; it must still send every other request.
  *
  * <p>Requests sent on one client are executed by the node in the order they were sent, and
  * each is written once: a transport must not re-send a request later on its own (a fallback

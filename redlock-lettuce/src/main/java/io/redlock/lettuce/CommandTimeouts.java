@@ -10,23 +10,25 @@ import java.util.concurrent.TimeUnit;
 /**
  * Which commands Lettuce times out, and after how long.
  *
- * <p>{@code SET} and {@code EVALSHA}, the commands of a one-key lock and its release, get no
- * Lettuce timeout: each is a request of a round, whose node timeout the algorithm enforces on
- * every vote with one deadline per round. A Lettuce timeout costs a timer entry made and
- * cancelled per command, on a timer queue that every calling thread and event loop shares: at
- * 16 and 64 calling threads that was the largest part of the client CPU a cycle cost beyond
- * the bare fan-out (docs/profiling.md). What the Lettuce timeout of {@code SET} did (a lock
- * request not yet written when its vote timed out was never written) the round does now: it
- * cancels the requests its deadline cut off, and {@link LettuceNodeClient#lock} lets that
- * cancel an unwritten command.
+ * <p>{@code SET} and {@code EVALSHA} get no Lettuce timeout. {@code SET} carries a one-key
+ * lock and {@code EVALSHA} a release of any number of keys: each is a request of a round,
+ * whose node timeout the algorithm enforces on every vote with one deadline per round. A
+ * Lettuce timeout costs a timer entry made and cancelled per command, on a timer queue that
+ * every calling thread and event loop shares: at 16 and 64 calling threads that was the
+ * largest part of the client CPU a cycle cost beyond the bare fan-out (docs/profiling.md).
+ * What the Lettuce timeout of {@code SET} did (a lock request not yet written when its vote
+ * timed out was never written) the round does now: it cancels the requests its deadline cut
+ * off, and {@link LettuceNodeClient#lock} lets that cancel an unwritten command.
  *
- * <p>Every other command keeps a Lettuce timeout, so that its caller hears of a node that does
- * not answer: the restart guard's probe and register raise, the init marker, the scripts sent
- * by {@code EVAL} (extensions, fenced locks, locks of several keys). They are not sent once per
- * cycle. Their timeout is the longer delivery timeout: a release or extension by {@code EVAL}
- * must still be written when the event loop is late, or a key would outlive its release. A
- * timeout does not free a command that was written: Lettuce keeps it until the node answers
- * or the connection closes, to match replies in order.
+ * <p>Every other command keeps a Lettuce timeout, the longer delivery timeout, because some
+ * of them belong to no round and their callers wait for an answer: the restart guard's probe
+ * and register raise ({@code EVAL}), the init marker ({@code EVAL}). Lettuce's timeout is set
+ * per command type, so the rounds' requests by {@code EVAL} keep it too and still pay the
+ * timer: locks of several keys, fenced locks and their confirmation, extensions, and releases
+ * where the node refuses {@code SCRIPT LOAD}. It is long because a release or extension by
+ * {@code EVAL} must still be written when the event loop is late, or a key would outlive its
+ * release. A timeout does not free a command that was written: Lettuce keeps it until the
+ * node answers or the connection closes, to match replies in order.
  */
 final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
   /** The least time a command other than {@code SET} and {@code EVALSHA} is kept: 1 s. */

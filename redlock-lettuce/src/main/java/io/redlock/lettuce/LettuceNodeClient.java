@@ -538,9 +538,10 @@ final class LettuceNodeClient implements NodeClient {
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-      boolean cancelled = super.cancel(mayInterruptIfRunning);
-      command.cancel(false);
-      return cancelled;
+      if (!isDone()) {
+        command.cancel(false); // first: the vote's dependents run when it is cancelled
+      }
+      return super.cancel(mayInterruptIfRunning);
     }
   }
 

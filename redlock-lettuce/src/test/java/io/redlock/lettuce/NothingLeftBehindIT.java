@@ -11,6 +11,11 @@ import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -183,14 +189,10 @@ class NothingLeftBehindIT {
     Set<EventLoop> loops = ConcurrentHashMap.newKeySet();
     ClientResources resources = ObservedResources.seeing(channel -> loops.add(channel.eventLoop()));
     CountDownLatch resume = new CountDownLatch(1);
+    List<Monitor> monitors = new ArrayList<>();
     try (Redlock redlock = Redlock.create(config().build(), new LettuceTransport(resources))) {
-      // Requests on one connection run in the order they were written: once a node holds a
-      // lease's key, it ran whatever this instance wrote to it before (the restart guard's
-      // probe and its check of ACL rights, which sends a SET of its own).
-      Lease before = redlock.acquire("close:before", Duration.ofSeconds(60));
-      awaitOnEveryNode("close:before");
       for (int i = 0; i < 5; i++) {
-        servers.command(i, "CONFIG", "RESETSTAT");
+        monitors.add(new Monitor(servers.host(), servers.port(i)));
       }
       // Every event loop of the connections is held up: a request made now waits in its
       // loop's queue, not yet written, past the node timeout of its round.
@@ -209,35 +211,65 @@ class NothingLeftBehindIT {
       assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
 
       assertThat(redlock.tryAcquire("close:cut-off", Duration.ofSeconds(60))).isEmpty();
+      // The timer times rounds out in the order they started: once this second attempt has
+      // timed out, so has the undo of the first, and its round cancelled its requests too.
+      assertThat(redlock.tryAcquire("close:later", Duration.ofSeconds(60))).isEmpty();
       resume.countDown();
-      Lease after = redlock.acquire("close:after", Duration.ofSeconds(60));
-      awaitOnEveryNode("close:after");
 
-      // Each node ran what was written before the SET of "close:after": the undo of the failed
-      // attempt (its EVALSHA read no key, deleted nothing), not the attempt's lock request,
-      // cancelled by the round at its node timeout before its event loop could write it.
+      // What each node ran, in order, up to the undo of the second attempt: the undo of the
+      // first (an unlock, written although its round cancelled it), but neither lock request.
       for (int i = 0; i < 5; i++) {
-        assertThat((String) servers.command(i, "INFO", "commandstats"))
-            .as("node %d", i)
-            .contains("cmdstat_set:calls=1,", "cmdstat_evalsha:calls=1,", "cmdstat_get:calls=1,")
-            .doesNotContain("cmdstat_del:");
+        List<String> ran = monitors.get(i).until(command("EVALSHA", "close:later"));
+        assertThat(ran)
+            .as("node %d ran %s", i, ran)
+            .anyMatch(command("EVALSHA", "close:cut-off"))
+            .noneMatch(command("SET", "close:cut-off"))
+            .noneMatch(command("SET", "close:later"));
       }
-      before.release();
-      after.release();
     } finally {
       resume.countDown();
+      for (Monitor monitor : monitors) {
+        monitor.close();
+      }
       resources.shutdown(0, 2, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
     }
   }
 
-  /** Waits until every node holds {@code key}. */
-  private void awaitOnEveryNode(String key) throws InterruptedException {
-    for (int i = 0; i < 5; i++) {
-      int node = i;
-      Timing.await(
-          key + " on node " + node,
-          Duration.ofSeconds(10),
-          () -> Long.valueOf(1).equals(servers.command(node, "EXISTS", key)));
+  /** Whether a line of {@code MONITOR} output is the command {@code name} on {@code key}. */
+  private static Predicate<String> command(String name, String key) {
+    return line -> line.contains("] \"" + name + "\" ") && line.contains(" \"" + key + "\"");
+  }
+
+  /** A {@code MONITOR} connection: every command its node runs, in the order it runs them. */
+  private static final class Monitor implements AutoCloseable {
+    private final Socket socket;
+    private final BufferedReader lines;
+
+    Monitor(String host, int port) throws IOException {
+      socket = new Socket(host, port);
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
+      lines =
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(lines.readLine()).isEqualTo("+OK");
+    }
+
+    /** The lines read up to the first that {@code last} matches, that one included. */
+    List<String> until(Predicate<String> last) throws IOException {
+      List<String> read = new ArrayList<>();
+      String line;
+      do {
+        line = lines.readLine();
+        assertThat(line).as("MONITOR output after %s", read).isNotNull();
+        read.add(line);
+      } while (!last.test(line));
+      return read;
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
     }
   }
 
