@@ -384,9 +384,10 @@ final class DoctorCommand implements Callable<Integer> {
           // The guard's read needs TIME as well as INFO: with TIME alone refused (the clock
           // check below names it), INFO still says what the node is.
           identity = identityFromInfo(redis);
-        } else if (why.contains("NOPERM")) {
-          refused.add("info");
-        } // else not a refusal (a timeout, LOADING): what the node is stays unknown
+        } else {
+          // else not a refusal (a timeout, LOADING): what the node is stays unknown
+          addIfRefused(refused, e, "info");
+        }
       }
       NodeInfo.Persistence persistence = info == null ? null : info.persistence();
       NodeInfo.Memory memory =
@@ -408,7 +409,7 @@ final class DoctorCommand implements Callable<Integer> {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } catch (RuntimeException e) {
-        refused.add("time");
+        addIfRefused(refused, e, "time"); // a slow TIME is no refusal
       }
       for (int i = 0; i < 5; i++) {
         long sent = System.nanoTime();

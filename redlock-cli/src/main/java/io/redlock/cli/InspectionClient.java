@@ -132,8 +132,9 @@ final class InspectionClient {
   /**
    * What {@code node} says about itself, read as the library reads it: by the Lettuce
    * transport's {@link NodeClient#info(String)}, with the fresh marker of the settings' key
-   * prefix, over a connection of its own on {@code resources}. The commands that look at nodes
-   * have no {@code INFO} parser of their own: they show what the restart guard sees.
+   * prefix, over a connection of its own on {@code resources}: the commands that look at nodes
+   * show what the restart guard sees. (One exception: {@code doctor} reads {@code INFO} itself
+   * for a node that refuses only {@code TIME}, which the guard's read needs too.)
    *
    * @throws IllegalStateException if the node did not connect and answer within two
    *     {@code timeout}s, or refused a command {@code info} needs ({@code INFO}, {@code TIME});

@@ -39,10 +39,10 @@ import org.slf4j.LoggerFactory;
  *       than {@link #STEP_TOLERANCE_NANOS} beyond what its own rate over the sliding window
  *       predicts is flagged, and in the first interval after that window restarted (a new
  *       process, a flag) beyond the rate it measured before; in the first interval after the
- *       guard first saw the node only the rate rule applies. Each reading is only known to lie within its probe's round trip,
- *       and the rules flag only what lies beyond that uncertainty. A flagged node is held back
- *       as if it had restarted then, and neither marker nor persistence lets it count at once
- *       while this process runs.
+ *       guard first saw the node only the rate rule applies. Each reading is only known to
+ *       lie within its probe's round trip, and the rules flag only what lies beyond that
+ *       uncertainty. A flagged node is held back as if it had restarted then, and neither
+ *       marker nor persistence lets it count at once while this process runs.
  *   <li>A node that refuses the probe (an ACL without {@code INFO} or {@code TIME}, a proxy)
  *       never counts; it is named once at WARN, and in the detail of its votes.
  *   <li>Each probe also raises this client's entry in the cluster's max-ttl register

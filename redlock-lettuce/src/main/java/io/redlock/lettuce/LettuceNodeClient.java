@@ -504,24 +504,20 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    // The plain command other Redlock clients use for one key; a script for several.
-    RedisFuture<?> reply =
-        keys.size() == 1
-            ? commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis))
-            : commands.<Long>eval(
-                Script.LOCK.source(),
-                ScriptOutputType.INTEGER,
-                keys.toArray(String[]::new),
-                token,
-                Long.toString(ttlMillis));
-    LockVote vote = new LockVote(reply);
-    reply.whenComplete((result, error) -> settle(vote, result, error, LettuceNodeClient::isGrant));
-    return vote;
-  }
-
-  /** {@code OK} from {@code SET NX}, 1 from the lock script. */
-  private static boolean isGrant(Object result) {
-    return "OK".equals(result) || Long.valueOf(1L).equals(result);
+    if (keys.size() == 1) {
+      // The plain command other Redlock clients use; no script needed for one key.
+      RedisFuture<String> reply =
+          commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis));
+      return vote(reply, "OK"::equals, new LockVote(reply));
+    }
+    RedisFuture<Long> reply =
+        commands.eval(
+            Script.LOCK.source(),
+            ScriptOutputType.INTEGER,
+            keys.toArray(String[]::new),
+            token,
+            Long.toString(ttlMillis));
+    return vote(reply, LettuceNodeClient::isOne, new LockVote(reply));
   }
 
   /**
@@ -693,7 +689,12 @@ final class LettuceNodeClient implements NodeClient {
 
   /** The node's answer as a vote: one future per request, completed on Lettuce's event loop. */
   private static <T> CompletionStage<Boolean> vote(CompletionStage<T> reply, Predicate<T> yes) {
-    CompletableFuture<Boolean> vote = new CompletableFuture<>();
+    return vote(reply, yes, new CompletableFuture<>());
+  }
+
+  /** The same, completing {@code vote}. */
+  private static <T> CompletionStage<Boolean> vote(
+      CompletionStage<T> reply, Predicate<T> yes, CompletableFuture<Boolean> vote) {
     reply.whenComplete((result, error) -> settle(vote, result, error, yes));
     return vote;
   }
