@@ -106,7 +106,9 @@ class AclIT {
     "+ping"
   };
 
-  private static void createUser(String user, String password, String... rules) {
+  /** Creates {@code user} on every node, with the password {@code user + "-pw-1"}. */
+  private static void createUser(String user, String... rules) {
+    String password = user + "-pw-1";
     for (int i = 0; i < servers.size(); i++) {
       java.util.List<String> args =
           new java.util.ArrayList<>(
@@ -116,15 +118,15 @@ class AclIT {
     }
   }
 
+  /** A configuration over every node as {@code user}, whose password {@link #createUser} set. */
+  private static RedlockConfig.Builder configAs(String user) {
+    return RedlockConfig.builder().nodes(servers.uris()).username(user).password(user + "-pw-1");
+  }
+
   @Test
   void theLeastPrivilegesOfTheReadmeLockExtendAndReleaseWithTheGuardOn() throws Exception {
-    createUser("least", "least-pw-1", LEAST_PRIVILEGE);
-    RedlockConfig config =
-        RedlockConfig.builder()
-            .nodes(servers.uris())
-            .username("least")
-            .password("least-pw-1")
-            .build();
+    createUser("least", LEAST_PRIVILEGE);
+    RedlockConfig config = configAs("least").build();
     assertThat(config.restartGuard()).isTrue();
     try (Redlock redlock = Redlock.create(config)) {
       try (Lease lease = redlock.acquire("acl:least", Duration.ofSeconds(10))) {
@@ -148,13 +150,8 @@ class AclIT {
   void aUserLackingOneCommandIsNamedOnceAtWarnPerNodeWhenCreateRuns() throws Exception {
     List<String> rules = new ArrayList<>(List.of(LEAST_PRIVILEGE));
     rules.remove("+evalsha");
-    createUser("no-evalsha", "no-evalsha-pw-1", rules.toArray(String[]::new));
-    RedlockConfig config =
-        RedlockConfig.builder()
-            .nodes(servers.uris())
-            .username("no-evalsha")
-            .password("no-evalsha-pw-1")
-            .build();
+    createUser("no-evalsha", rules.toArray(String[]::new));
+    RedlockConfig config = configAs("no-evalsha").build();
     // slf4j-simple (the tests' binding) writes to whatever System.err is at each line
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
     java.io.PrintStream original = System.err;
@@ -190,14 +187,8 @@ class AclIT {
 
   @Test
   void aNodeThatRefusesInfoIsNamedInTheErrorNotSilentlyHeldBack() {
-    createUser("no-info", "no-info-pw-1", "resetkeys", "~*", "+@all", "-info");
-    RedlockConfig config =
-        RedlockConfig.builder()
-            .nodes(servers.uris())
-            .username("no-info")
-            .password("no-info-pw-1")
-            .retryCount(0)
-            .build();
+    createUser("no-info", "resetkeys", "~*", "+@all", "-info");
+    RedlockConfig config = configAs("no-info").retryCount(0).build();
     try (Redlock redlock = Redlock.create(config)) {
       assertThatThrownBy(() -> redlock.acquire("acl:no-info", Duration.ofSeconds(10)))
           .isInstanceOfSatisfying(
@@ -244,13 +235,8 @@ class AclIT {
   void anAclDenialInsideTheRegistersScriptIsARefusal() throws Exception {
     List<String> rules = new ArrayList<>(List.of(LEAST_PRIVILEGE));
     rules.remove("+time");
-    createUser("no-time", "no-time-pw-1", rules.toArray(String[]::new));
-    RedlockConfig config =
-        RedlockConfig.builder()
-            .nodes(servers.uris())
-            .username("no-time")
-            .password("no-time-pw-1")
-            .build();
+    createUser("no-time", rules.toArray(String[]::new));
+    RedlockConfig config = configAs("no-time").build();
     String text =
         capturingErr(
             captured -> {
@@ -278,14 +264,8 @@ class AclIT {
    */
   @Test
   void anOutOfMemoryRaiseIsAFailedProbeNotARefusal() throws Exception {
-    createUser("least-oom", "least-oom-pw-1", LEAST_PRIVILEGE);
-    RedlockConfig config =
-        RedlockConfig.builder()
-            .nodes(servers.uris())
-            .username("least-oom")
-            .password("least-oom-pw-1")
-            .retryCount(0)
-            .build();
+    createUser("least-oom", LEAST_PRIVILEGE);
+    RedlockConfig config = configAs("least-oom").retryCount(0).build();
     for (int i = 0; i < servers.size(); i++) {
       servers.command(i, "CONFIG", "SET", "maxmemory", "1");
     }
