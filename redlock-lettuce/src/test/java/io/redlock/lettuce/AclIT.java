@@ -118,6 +118,13 @@ class AclIT {
     }
   }
 
+  /** The least-privilege rules ({@link #LEAST_PRIVILEGE}) without {@code rule}. */
+  private static String[] leastPrivilegeWithout(String rule) {
+    List<String> rules = new ArrayList<>(List.of(LEAST_PRIVILEGE));
+    assertThat(rules.remove(rule)).as("%s is a least-privilege rule", rule).isTrue();
+    return rules.toArray(String[]::new);
+  }
+
   /** A configuration over every node as {@code user}, whose password {@link #createUser} set. */
   private static RedlockConfig.Builder configAs(String user) {
     return RedlockConfig.builder().nodes(servers.uris()).username(user).password(user + "-pw-1");
@@ -148,9 +155,7 @@ class AclIT {
 
   @Test
   void aUserLackingOneCommandIsNamedOnceAtWarnPerNodeWhenCreateRuns() throws Exception {
-    List<String> rules = new ArrayList<>(List.of(LEAST_PRIVILEGE));
-    rules.remove("+evalsha");
-    createUser("no-evalsha", rules.toArray(String[]::new));
+    createUser("no-evalsha", leastPrivilegeWithout("+evalsha"));
     RedlockConfig config = configAs("no-evalsha").build();
     // slf4j-simple (the tests' binding) writes to whatever System.err is at each line
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
@@ -233,9 +238,7 @@ class AclIT {
    */
   @Test
   void anAclDenialInsideTheRegistersScriptIsARefusal() throws Exception {
-    List<String> rules = new ArrayList<>(List.of(LEAST_PRIVILEGE));
-    rules.remove("+time");
-    createUser("no-time", rules.toArray(String[]::new));
+    createUser("no-time", leastPrivilegeWithout("+time"));
     RedlockConfig config = configAs("no-time").build();
     String text =
         capturingErr(
