@@ -56,6 +56,7 @@ final class RedisNode {
   private Process process;
   private boolean paused;
   private boolean closed;
+  private List<String> extraOptions = List.of();
 
   private RedisNode(int index, ServerOptions options, Path dir) {
     this.index = index;
@@ -219,6 +220,73 @@ final class RedisNode {
     }
   }
 
+  /** The files in which Redis keeps a node's data: the RDB file and the AOF (6.x and 7.x). */
+  private static final List<String> DATA_FILES =
+      List.of("dump.rdb", "appendonly.aof", "appendonlydir");
+
+  /**
+   * Copies the node's data files, as they are on disk now, into {@code target} (an empty
+   * directory): what a backup or a file copy taken now would hold.
+   */
+  synchronized void copyData(Path target) {
+    requireOpen();
+    try {
+      for (String name : DATA_FILES) {
+        Path from = dir.resolve(name);
+        if (Files.exists(from)) {
+          copyRecursively(from, target.resolve(name));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not copy the data of redis node " + index, e);
+    }
+  }
+
+  /**
+   * Kills the process, replaces the node's data files with those in {@code copy} (if not
+   * {@code null}), and starts it again with {@code options} appended to its command line from
+   * now on.
+   */
+  synchronized void restartWith(Path copy, List<String> options) {
+    requireOpen();
+    if (process.isAlive()) {
+      killProcess();
+    }
+    try {
+      if (copy != null) {
+        for (String name : DATA_FILES) {
+          deleteRecursively(dir.resolve(name));
+          Path from = copy.resolve(name);
+          if (Files.exists(from)) {
+            copyRecursively(from, dir.resolve(name));
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not restore the data of redis node " + index, e);
+    }
+    extraOptions = List.copyOf(options);
+    LOG.info("Restarting redis node {} on port {} with {}", index, port, extraOptions);
+    try {
+      launch();
+    } catch (PortTakenException e) {
+      throw new IllegalStateException("Cannot restart redis node " + index + ": " + e.getMessage());
+    }
+  }
+
+  private static void copyRecursively(Path from, Path to) throws IOException {
+    try (Stream<Path> paths = Files.walk(from)) {
+      for (Path path : (Iterable<Path>) paths::iterator) {
+        Path target = to.resolve(from.relativize(path).toString());
+        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(path, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+  }
+
   synchronized void pause() {
     requireRunning("pause");
     if (paused) {
@@ -285,7 +353,9 @@ final class RedisNode {
 
   private void launch() throws PortTakenException {
     Path binary = RedisBinary.locate();
-    List<String> commandLine = options.commandLine(binary, port, tlsPort, dir);
+    List<String> commandLine =
+        new java.util.ArrayList<>(options.commandLine(binary, port, tlsPort, dir));
+    commandLine.addAll(extraOptions); // the later of two settings of one option wins
     File console = dir.resolve("redis.out").toFile();
     Process started;
     try {
@@ -441,6 +511,11 @@ final class RedisNode {
     } catch (IOException e) {
       LOG.warn("Could not delete {}", file, e);
     }
+  }
+
+  /** Deletes a folder and everything in it, logging what cannot be deleted. */
+  static void deleteTree(Path root) {
+    deleteRecursively(root);
   }
 
   private static void deleteRecursively(Path root) {

@@ -1,5 +1,6 @@
 package io.redlock.testkit;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,6 +41,7 @@ public final class RedisServers implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RedisServers.class);
 
   private final List<RedisNode> nodes;
+  private final List<Path> copies = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final TestCertificate certificate;
 
   private RedisServers(List<RedisNode> nodes, TestCertificate certificate) {
@@ -222,6 +224,48 @@ public final class RedisServers implements AutoCloseable {
   }
 
   /**
+   * Copies server {@code i}'s data files as they are on disk now (its AOF, or an RDB file left
+   * by {@code SAVE}), as a backup or a file copy would: to be given to {@link #restartFrom}.
+   * The copy lives in a folder of its own, deleted when the fleet is closed.
+   *
+   * @param i the server index, from 0
+   * @return the folder that holds the copy
+   */
+  public Path copyData(int i) {
+    try {
+      Path copy = Files.createTempDirectory("redlock-redis-copy-" + i + "-");
+      copies.add(copy);
+      node(i).copyData(copy);
+      return copy;
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException("Could not make a folder for a copy", e);
+    }
+  }
+
+  /**
+   * Kills server {@code i} and starts it again on the data files of {@code copy} (from {@link
+   * #copyData}, of this server or another): a restored backup, or another node's data.
+   *
+   * @param i the server index, from 0
+   * @param copy a folder {@link #copyData} returned
+   */
+  public void restartFrom(int i, Path copy) {
+    node(i).restartWith(Objects.requireNonNull(copy, "copy"), List.of());
+  }
+
+  /**
+   * Kills server {@code i} and starts it again on its own data files, with {@code options}
+   * appended to its command line (for example {@code "--appendonly", "no"}), from now on: an
+   * operator who changed a node's configuration file before a restart.
+   *
+   * @param i the server index, from 0
+   * @param options redis-server command-line options, each name with its leading {@code --}
+   */
+  public void restartWith(int i, String... options) {
+    node(i).restartWith(null, List.of(options));
+  }
+
+  /**
    * Freezes server {@code i} with SIGSTOP: its socket stays open but nothing is answered, as
    * with a long GC pause or a network partition. Returns once the process is stopped (observed
    * through {@code /proc} on Linux). Does nothing if already paused.
@@ -392,6 +436,9 @@ public final class RedisServers implements AutoCloseable {
     }
     if (certificate != null) {
       certificate.delete();
+    }
+    for (Path copy : copies) {
+      RedisNode.deleteTree(copy);
     }
     if (failure != null) {
       throw failure;
