@@ -1,5 +1,8 @@
 package io.redlock;
 
+import io.redlock.internal.Durations;
+import io.redlock.internal.NodeRecord;
+import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.util.ArrayList;
@@ -14,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link Redlock#init}: looks at every node for keys that may be locks, then writes the
- * {@link FreshMarker fresh marker} to each, or nothing anywhere.
+ * {@link Redlock#init}: looks at every node for keys that may be locks and for live entries of
+ * the max-ttl register (running clients), then writes the {@link FreshMarker fresh marker} to
+ * each, or nothing anywhere, and reads back which process each marker names.
  */
 final class ClusterInit {
   private static final Logger log = LoggerFactory.getLogger(Redlock.class);
@@ -27,14 +31,20 @@ final class ClusterInit {
     String key = FreshMarker.key(config.keyPrefix());
     String prefix = config.keyPrefix();
     long waitNanos = config.connectTimeout().toNanos();
+    String registerKey = FreshMarker.maxTtlKey(prefix);
     List<CompletableFuture<NodeInfo>> infos = new ArrayList<>();
     List<CompletableFuture<String>> found = new ArrayList<>();
+    List<CompletableFuture<MaxTtlRegister>> registers = new ArrayList<>();
     for (NodeClient node : nodes) {
       infos.add(safely(() -> node.info()));
       found.add(
           force
               ? CompletableFuture.completedFuture("")
               : safely(() -> node.findLockKeys(key, prefix)));
+      registers.add(
+          force
+              ? CompletableFuture.completedFuture(null)
+              : safely(() -> node.readMaxTtl(registerKey)));
     }
     List<InitReport.NodeResult> looked = new ArrayList<>();
     boolean clean = true;
@@ -42,6 +52,7 @@ final class ClusterInit {
       String name = nodes.get(i).name();
       Outcome<NodeInfo> info = outcome(infos.get(i), waitNanos);
       Outcome<String> keys = outcome(found.get(i), waitNanos);
+      Outcome<MaxTtlRegister> register = outcome(registers.get(i), waitNanos);
       String runId = info.value == null ? null : info.value.runId();
       if (info.value == null) {
         looked.add(
@@ -65,6 +76,33 @@ final class ClusterInit {
         looked.add(
             new InitReport.NodeResult(i, name, runId, InitReport.Outcome.HOLDS_KEYS, keys.value));
         clean = false;
+      } else if (register.error != null) {
+        looked.add(
+            new InitReport.NodeResult(
+                i,
+                name,
+                runId,
+                InitReport.Outcome.UNCHECKED,
+                "could not read the max-ttl register: " + register.error));
+        clean = false;
+      } else if (register.value != null) {
+        // Live entries: clients raised them within their hold, so they are running, or stopped
+        // too recently for their leases to have ended. After a majority restart their lock
+        // keys may be gone from every node, which no look for keys can see.
+        looked.add(
+            new InitReport.NodeResult(
+                i,
+                name,
+                runId,
+                InitReport.Outcome.CLIENTS_RUNNING,
+                "its max-ttl register holds a live entry (maxTtl "
+                    + register.value.maxTtlMillis()
+                    + " ms, lapses in "
+                    + (register.value.remainingMillis() < 0
+                        ? "never"
+                        : Durations.formatNanos(register.value.remainingMillis() * 1_000_000L))
+                    + "): clients are running, or stopped too recently"));
+        clean = false;
       } else {
         looked.add(new InitReport.NodeResult(i, name, runId, InitReport.Outcome.NOT_WRITTEN, ""));
       }
@@ -80,8 +118,7 @@ final class ClusterInit {
       writes.add(
           result.runId() == null
               ? null
-              : safely(
-                  () -> node.writeMarker(key, FreshMarker.value(result.runId()), prefix, force)));
+              : safely(() -> node.writeMarker(key, FreshMarker.VALUE_PREFIX, prefix, force)));
     }
     List<InitReport.NodeResult> done = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
@@ -91,13 +128,34 @@ final class ClusterInit {
         continue;
       }
       Outcome<String> written = outcome(writes.get(i), waitNanos);
-      InitReport.Outcome what =
-          written.value == null
-              ? InitReport.Outcome.UNCHECKED
-              : written.value.isEmpty() ? InitReport.Outcome.MARKED : InitReport.Outcome.HOLDS_KEYS;
-      String detail =
-          written.value == null ? "could not write the marker: " + written.error : written.value;
-      done.add(new InitReport.NodeResult(i, result.node(), result.runId(), what, detail));
+      NodeClient target = nodes.get(i);
+      InitReport.Outcome what;
+      String detail;
+      String bound = result.runId();
+      if (written.value == null) {
+        what = InitReport.Outcome.UNCHECKED;
+        detail = "could not write the marker: " + written.error;
+      } else if (!written.value.isEmpty()) {
+        what = InitReport.Outcome.HOLDS_KEYS;
+        detail = written.value;
+      } else {
+        // The script bound the marker to the process it ran in: read back which one, and
+        // whether that process still answers.
+        Outcome<NodeInfo> after = outcome(safely(() -> target.info(key)), waitNanos);
+        NodeRecord record = after.value == null ? null : NodeRecord.parse(after.value.marker());
+        if (record != null && record.admits(after.value.runId())) {
+          what = InitReport.Outcome.MARKED;
+          detail = "";
+          bound = after.value.runId();
+        } else {
+          what = InitReport.Outcome.UNCHECKED;
+          detail =
+              after.value == null
+                  ? "written, but could not be read back: " + after.error
+                  : "written, but the node restarted since (run_id " + after.value.runId() + ")";
+        }
+      }
+      done.add(new InitReport.NodeResult(i, result.node(), bound, what, detail));
     }
     log.info("init{}: {}", force ? " (forced)" : "", done);
     return new InitReport(done);

@@ -29,6 +29,12 @@ public record InitReport(List<NodeResult> nodes) {
     /** The node holds keys that may be locks (under the key prefix): nothing was written. */
     HOLDS_KEYS,
     /**
+     * The node's max-ttl register holds a live entry: clients are running, or stopped too
+     * recently for their leases to have ended, so nothing was written. {@code init} is for a
+     * cluster no client uses; a node that lost its fencing counters is re-admitted instead.
+     */
+    CLIENTS_RUNNING,
+    /**
      * Whether the node holds locks could not be ruled out (unreachable, or it refused the
      * check or the write): nothing was written to it.
      */

@@ -124,7 +124,7 @@ public final class Redlock implements AutoCloseable {
    *     credentials, a replica, two URIs reaching one server)
    */
   public static InitReport init(RedlockConfig config, boolean force) {
-    RedlockConfig plain = config.toBuilder().restartGuard(false).build();
+    RedlockConfig plain = config.toBuilder().restartGuard(false).fencing(false).build();
     try (Redlock redlock = create(plain)) {
       return ClusterInit.over(redlock.engine.nodes(), config, force);
     }

@@ -165,7 +165,7 @@ public final class RedlockConfig {
 
   /**
    * The longest ttl a lease may have, for an acquisition or an extension: a longer one is
-   * refused with an {@link IllegalArgumentException}. It bounds the restart guard's window:
+   * refused with a {@link RedlockConfigException}. It bounds the restart guard's window:
    * a node counts once its process has been up for {@code maxTtl} plus its drift margin, by
    * when every lease it may have forgotten has ended. Every client of one cluster must use
    * the same value: a client whose ttl is longer than another client's maxTtl could hold
@@ -611,6 +611,12 @@ public final class RedlockConfig {
             "keyPrefix",
             "of " + keyPrefix.length() + " characters",
             "shorter than " + MAX_KEY_BYTES + " bytes in UTF-8");
+      }
+      if (fencing && !restartGuard) {
+        throw new RedlockConfigException(
+            "fencing true is not accepted with restartGuard false: fencing tokens need the"
+                + " restart guard's probes, which judge each node's counters (see"
+                + " docs/fencing.md); turn the guard on, or fencing off");
       }
       if (!(autoExtendThreshold > 0.0 && autoExtendThreshold < 1.0)) {
         throw refuse(

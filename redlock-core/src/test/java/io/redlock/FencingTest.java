@@ -30,11 +30,13 @@ class FencingTest {
   @Test
   void nodesWhoseStateIsNotKnownCompleteAreNotTrustedAndTheAttemptIsUndone() {
     SimCluster c = new SimCluster(3, false, b -> b.fencing(true).retryCount(0));
+    // seen for the window, the nodes count for locks; no client ever saw their data complete
+    c.time.advanceInSteps(Duration.ofSeconds(61), Duration.ofSeconds(1));
     Throwable failure = SimCluster.failure(c.redlock.acquireAsync("r", TTL));
     assertThat(failure)
         .isInstanceOf(LockUnavailableException.class)
         .hasMessageContaining("trusted fencing counters")
-        .hasMessageContaining("not declared fresh");
+        .hasMessageContaining("not known complete");
     assertThat(((LockUnavailableException) failure).lastOutcomes())
         .extracting(NodeOutcome::vote)
         .containsOnly(NodeOutcome.Vote.UNTRUSTED);

@@ -274,7 +274,7 @@ class RedlockListenerTest {
     c.node(1).restartEmpty();
     c.time.advance(Duration.ofSeconds(1)); // the probe sees the new run_id
     assertThat(r.of(NodeHeldBack.class)).extracting(NodeHeldBack::index).containsExactly(1);
-    assertThat(r.of(NodeHeldBack.class).get(0).reason()).contains("up for");
+    assertThat(r.of(NodeHeldBack.class).get(0).reason()).contains("seen for");
     assertThat(r.of(NodeCounted.class)).isEmpty();
 
     c.time.advanceInSteps(Duration.ofSeconds(11), Duration.ofSeconds(1));

@@ -30,6 +30,27 @@ class RestartGuardTest {
     return new SimCluster(n, b -> b.ttl(TTL).maxTtl(TTL).retryCount(0));
   }
 
+  /** Nodes no client uses yet, with no marker: what {@code init} is for. */
+  private static SimCluster bare(int n) {
+    return SimCluster.bare(n);
+  }
+
+  private static List<SimulatedNode> bareNodes(int n, FakeTime time) {
+    List<SimulatedNode> nodes = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      nodes.add(new SimulatedNode("sim://node" + i, time));
+    }
+    return nodes;
+  }
+
+  private static RedlockConfig bareConfig() {
+    return RedlockConfig.builder()
+        .nodes("sim://node0", "sim://node1", "sim://node2")
+        .ttl(TTL)
+        .maxTtl(TTL)
+        .build();
+  }
+
   private static LockUnavailableException failure(CompletableFuture<Lease> attempt) {
     return (LockUnavailableException) SimCluster.failure(attempt);
   }
@@ -63,10 +84,11 @@ class RestartGuardTest {
     c.time.advance(Duration.ofSeconds(2));
     LockUnavailableException e = failure(c.redlock.acquireAsync("r", TTL));
     assertThat(e.lastOutcomes()).filteredOn(o -> o.vote() == Vote.HELD_BACK).hasSize(2);
-    // restarted at +0, probed at +1 s: one node more counts for a majority in 10.102 - 2 s
+    // restarted at +0, first seen by the probe at +1 s (the window runs from then, not from
+    // the uptime the node reports): one node more counts for a majority in 10.102 - 1 s
     assertThat(e.getMessage())
         .contains("2 node(s) held back by the restart guard")
-        .contains("majority in 8102 ms")
+        .contains("majority in 9102 ms")
         .contains("redlock init");
   }
 
@@ -318,12 +340,11 @@ class RestartGuardTest {
    */
   private static SimCluster restartedCountingAtOnce(Duration tenthsGain) {
     SimCluster c = cluster(3);
+    c.node(0).persistence(AOF_ALWAYS);
     for (int tenth = 0; tenth < 50; tenth++) {
       c.node(0).jumpClock(tenthsGain);
       c.time.advance(Duration.ofMillis(100));
     }
-    c.node(0).putPersistent(MARKER, FreshMarker.value(c.node(0).runId()));
-    c.node(0).persistence(AOF_ALWAYS);
     c.node(0).crash();
     c.node(0).recover();
     for (int tenth = 0; tenth < 10; tenth++) {
@@ -426,18 +447,14 @@ class RestartGuardTest {
 
   @Test
   void aNodeDeclaredFreshCountsAtOnceUntilItRestarts() {
-    SimCluster c = cluster(3);
-    for (SimulatedNode node : c.nodes) {
-      node.restartEmpty(); // a brand-new cluster
-    }
-    c.time.advance(Duration.ofSeconds(1));
-    assertThat(c.redlock.acquireAsync("before", TTL)).isCompletedExceptionally();
-
-    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
+    FakeTime time = new FakeTime();
+    List<SimulatedNode> nodes = bareNodes(3, time);
+    InitReport report = ClusterInit.over(List.copyOf(nodes), bareConfig(), false);
     assertThat(report.complete()).isTrue();
-    assertThat(c.node(0).valueOf(MARKER)).isEqualTo(FreshMarker.value(c.node(0).runId()));
-    c.time.advance(Duration.ofSeconds(1)); // the next probe reads the marker
-    c.redlock.acquireAsync("after", TTL).join().release();
+    assertThat(nodes.get(0).valueOf(MARKER)).isEqualTo(FreshMarker.value(nodes.get(0).runId()));
+    assertThat(report.nodes().get(0).runId()).isEqualTo(nodes.get(0).runId());
+    SimCluster c = SimCluster.over(nodes, time, b -> b.ttl(TTL).maxTtl(TTL).retryCount(0));
+    c.redlock.acquireAsync("after", TTL).join().release(); // at once, not after a window
 
     c.node(0).restartEmpty(); // the marker is gone with the keys
     c.node(1).crash();
@@ -461,10 +478,12 @@ class RestartGuardTest {
   @Test
   void aNodeThatPersistsEveryWriteAndLoadedItsDataCountsAtOnceAfterARestart() {
     SimCluster c = cluster(3);
-    c.node(0).putPersistent(MARKER, FreshMarker.value(c.node(0).runId()));
     c.node(0).persistence(AOF_ALWAYS);
+    c.time.advance(Duration.ofSeconds(1)); // this client sees it trusted and durable
     c.node(0).crash();
-    c.node(0).recover(); // the marker of the earlier process proves the data was loaded
+    // it watched the process before, trusted and durable to its last answer; the data the new
+    // one loaded holds all this client saw: continuity
+    c.node(0).recover();
     c.node(1).crash();
     c.time.advance(Duration.ofSeconds(1));
     assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
@@ -544,9 +563,9 @@ class RestartGuardTest {
 
   @Test
   void initRefusesAClusterWhereANodeHoldsKeysAndWritesNothing() {
-    SimCluster c = cluster(3);
+    SimCluster c = bare(3);
     c.node(2).put("orders:42", "someone", TTL);
-    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), bareConfig(), false);
     assertThat(report.complete()).isFalse();
     assertThat(report.nodes().get(2).outcome()).isEqualTo(InitReport.Outcome.HOLDS_KEYS);
     assertThat(report.nodes().get(2).detail()).contains("1 key");
@@ -554,30 +573,52 @@ class RestartGuardTest {
     for (SimulatedNode node : c.nodes) {
       assertThat(node.valueOf(MARKER)).isNull();
     }
-    InitReport forced = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), true);
+    InitReport forced = ClusterInit.over(List.copyOf(c.nodes), bareConfig(), true);
     assertThat(forced.complete()).isTrue();
     assertThat(c.node(2).valueOf(MARKER)).isEqualTo(FreshMarker.value(c.node(2).runId()));
   }
 
   @Test
   void initWithAKeyPrefixLooksOnlyUnderThePrefixAndMarksUnderIt() {
-    SimCluster c = new SimCluster(3, b -> b.ttl(TTL).maxTtl(TTL).keyPrefix("app:"));
+    SimCluster c = bare(3);
+    RedlockConfig config = bareConfig().toBuilder().keyPrefix("app:").build();
     c.node(0).put("other-app:x", "v", TTL);
-    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), config, false);
     assertThat(report.complete()).isTrue();
     assertThat(c.node(0).valueOf("app:" + FreshMarker.KEY_SUFFIX)).startsWith("redlock-fresh/1");
     c.node(1).put("app:orders", "v", TTL);
-    assertThat(ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false).complete())
-        .isFalse();
+    assertThat(ClusterInit.over(List.copyOf(c.nodes), config, false).complete()).isFalse();
   }
 
   @Test
   void initRefusesWhenANodeCannotBeChecked() {
-    SimCluster c = cluster(3);
+    SimCluster c = bare(3);
     c.node(1).crash();
-    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), bareConfig(), false);
     assertThat(report.nodes().get(1).outcome()).isEqualTo(InitReport.Outcome.UNCHECKED);
     assertThat(c.node(0).valueOf(MARKER)).isNull();
+  }
+
+  @Test
+  void initRefusesWhileAClientRunsEvenWithNoLockKeyAnywhere() {
+    // a majority restarted empty: the leases' keys are gone from every node that held them,
+    // and only the clients' live register entries show that locking went on seconds ago
+    SimCluster c = cluster(3);
+    c.redlock.acquireAsync("held", TTL).join();
+    for (SimulatedNode node : c.nodes) {
+      node.restartEmpty();
+    }
+    c.time.advance(Duration.ofSeconds(1)); // the client raises its entry on the new processes
+    InitReport report = ClusterInit.over(List.copyOf(c.nodes), c.redlock.config(), false);
+    assertThat(report.complete()).isFalse();
+    assertThat(report.nodes())
+        .allSatisfy(
+            node -> assertThat(node.outcome()).isEqualTo(InitReport.Outcome.CLIENTS_RUNNING));
+    for (SimulatedNode node : c.nodes) {
+      // the client's record of the restart, and no marker that admits the process
+      assertThat(io.redlock.internal.NodeRecord.parse(node.valueOf(MARKER)).admits(node.runId()))
+          .isFalse();
+    }
   }
 
   @Test

@@ -14,12 +14,13 @@ import java.util.function.UnaryOperator;
 
 /** A {@link Redlock} over simulated nodes on a fake clock, for the algorithm's unit tests. */
 final class SimCluster {
-  final FakeTime time = new FakeTime();
+  final FakeTime time;
   final List<SimulatedNode> nodes = new ArrayList<>();
   final Redlock redlock;
 
+  /** A new cluster declared fresh, as users do with {@code redlock init}. */
   SimCluster(int n, UnaryOperator<RedlockConfig.Builder> settings) {
-    this(n, false, settings);
+    this(n, true, settings);
   }
 
   /**
@@ -27,6 +28,7 @@ final class SimCluster {
    *     instance first looks at it, as after {@code redlock init}
    */
   SimCluster(int n, boolean fresh, UnaryOperator<RedlockConfig.Builder> settings) {
+    this.time = new FakeTime();
     List<String> uris = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       uris.add("sim://node" + i);
@@ -44,6 +46,36 @@ final class SimCluster {
 
   SimCluster(int n) {
     this(n, b -> b);
+  }
+
+  private SimCluster(List<SimulatedNode> nodes, FakeTime time, Redlock redlock) {
+    this.nodes.addAll(nodes);
+    this.redlock = redlock;
+    this.time = time;
+  }
+
+  /** Nodes no instance uses, not declared fresh: {@code redlock} is {@code null}. */
+  static SimCluster bare(int n) {
+    FakeTime time = new FakeTime();
+    List<SimulatedNode> nodes = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      nodes.add(new SimulatedNode("sim://node" + i, time));
+    }
+    return new SimCluster(nodes, time, null);
+  }
+
+  /** An instance over nodes the test prepared, on their clock. */
+  static SimCluster over(
+      List<SimulatedNode> nodes, FakeTime time, UnaryOperator<RedlockConfig.Builder> settings) {
+    List<String> uris = new ArrayList<>();
+    for (SimulatedNode node : nodes) {
+      uris.add(node.name());
+    }
+    RedlockConfig config = settings.apply(RedlockConfig.builder().nodes(uris)).build();
+    return new SimCluster(
+        nodes,
+        time,
+        Redlock.over(config, List.<NodeClient>copyOf(nodes), time, new Random(42), Runnable::run));
   }
 
   SimulatedNode node(int i) {

@@ -214,7 +214,7 @@ final class DemoConsole implements TortureListener {
               + String.format(
                   Locale.ROOT,
                   " restart guard: node %d is held back"
-                      + " until it has been up for %.1fs (it may have forgotten locks)",
+                      + " until it has been seen for %.1fs (it may have forgotten locks)",
                   node,
                   holdBack.toMillis() / 1e3));
     }
@@ -416,7 +416,7 @@ final class DemoConsole implements TortureListener {
         table.printf(
             Locale.ROOT,
             "Restart guard: %d failed attempt(s) after the restart found"
-                + " the restarted node held back (until reconnected, probed and up for %.1fs), from"
+                + " the restarted node held back (until reconnected, probed and seen for %.1fs), from"
                 + " +%.1fs to +%.1fs; e.g. \"%s\".%n",
             heldBack.sum(),
             holdBack.toMillis() / 1e3,

@@ -270,8 +270,8 @@ final class DoctorCommand implements Callable<Integer> {
                 "held back by the restart"
                     + " guard for another "
                     + (windowMillis / 1_000 - f.uptimeSeconds())
-                    + " s;"
-                    + " 'redlock init' declares a brand-new cluster fresh"));
+                    + " s; it counts again by itself (never run 'redlock init' after a"
+                    + " restart: it is only for a new cluster no client has used)"));
       }
     }
     int quorum = config.quorum();

@@ -24,19 +24,22 @@ import picocli.CommandLine.Spec;
     description = {
       "Writes to each node a marker bound to its current Redis process (run_id), declaring"
           + " that it holds no locks; the restart guard then counts the node at once,"
-          + " instead of only once it has been up for max-ttl plus drift. A restart breaks the"
+          + " instead of only once a client has seen it for max-ttl plus drift. A restart breaks the"
           + " binding: the guard applies again.",
       "",
-      "A whole-cluster act, for a new cluster or while every client is stopped: it writes"
-          + " nothing while any node holds keys that may be locks (keys under the key prefix,"
-          + " or with no prefix any key but the marker), or when it cannot rule that out (a"
-          + " node unreachable, or refusing the check). --force writes to every reachable"
-          + " node without looking."
+      "A whole-cluster act, for a cluster no client uses: it writes nothing while any node"
+          + " holds keys that may be locks (keys under the key prefix, or with no prefix any"
+          + " key but the marker), while any node's max-ttl register holds a live entry"
+          + " (clients are running, or stopped less than about max-ttl ago), or when it cannot"
+          + " rule these out (a node unreachable, or refusing the check). Never run it to bring"
+          + " back nodes that restarted: the restart guard does that by itself. --force writes"
+          + " to every reachable node without looking."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:every node is marked",
-      "1:refused: a node holds keys that may be locks (nothing was written)",
+      "1:refused: a node holds keys that may be locks, or clients are running (nothing was"
+          + " written)",
       "2:bad arguments, settings or config file",
       "3:could not run, or a node could not be checked or marked"
     })
@@ -67,8 +70,12 @@ final class InitCommand implements Callable<Integer> {
       return ExitCodes.FAILURE;
     }
     boolean holdsKeys = false;
+    boolean running = false;
+    int marked = 0;
     for (InitReport.NodeResult node : report.nodes()) {
       holdsKeys |= node.outcome() == InitReport.Outcome.HOLDS_KEYS;
+      running |= node.outcome() == InitReport.Outcome.CLIENTS_RUNNING;
+      marked += node.outcome() == InitReport.Outcome.MARKED ? 1 : 0;
       out.println(node.node() + "  " + describe(node));
     }
     if (report.complete()) {
@@ -80,20 +87,30 @@ final class InitCommand implements Callable<Integer> {
       return ExitCodes.OK;
     }
     out.flush();
+    String what =
+        marked > 0
+            ? marked + " of " + report.nodes().size() + " node(s) marked fresh, the others not"
+            : "nothing was declared fresh";
     err.println(
         "redlock init: "
-            + (holdsKeys
-                ? "refused: a node holds keys that may be locks; nothing was declared fresh (use"
-                    + " --force only if no client holds a lease)"
-                : "not every node could be checked and marked; see above"));
+            + (running
+                ? "refused: clients are running (a node's max-ttl register holds a live entry);"
+                    + " init is for a cluster no client uses; "
+                    + what
+                : holdsKeys
+                    ? "refused: a node holds keys that may be locks; "
+                        + what
+                        + " (use --force only if no client holds a lease)"
+                    : "not every node could be checked and marked; " + what + "; see above"));
     err.flush();
-    return holdsKeys ? ExitCodes.VIOLATION : ExitCodes.FAILURE;
+    return holdsKeys || running ? ExitCodes.VIOLATION : ExitCodes.FAILURE;
   }
 
   private static String describe(InitReport.NodeResult node) {
     return switch (node.outcome()) {
       case MARKED -> "marked fresh (run_id " + node.runId() + ")";
       case HOLDS_KEYS -> "refused: " + node.detail();
+      case CLIENTS_RUNNING -> "refused: " + node.detail();
       case UNCHECKED -> "not checked: " + node.detail();
       case NOT_WRITTEN -> "empty, but not marked (another node was refused)";
     };

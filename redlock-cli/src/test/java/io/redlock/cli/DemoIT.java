@@ -46,7 +46,7 @@ class DemoIT {
     assertThat(output)
         .contains("faults injected")
         .contains("acquire latency p99")
-        .contains("restart guard: node 0 is held back until it has been up for");
+        .contains("restart guard: node 0 is held back until it has been seen for");
     assertThat(output).contains("Timeline report: " + report.toAbsolutePath().normalize());
 
     assertThat(report).exists();

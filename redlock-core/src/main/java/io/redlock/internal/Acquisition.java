@@ -470,7 +470,7 @@ final class Acquisition {
         + " node(s) held back by the restart guard, as they may have"
         + " forgotten locks; "
         + when
-        + "; a brand-new cluster holds no locks: declare it"
-        + " fresh with 'redlock init' (Redlock.init) and its nodes count at once";
+        + "; they count again by themselves: never declare restarted nodes fresh ('redlock"
+        + " init' is only for a new cluster no client has used, see docs/production.md)";
   }
 }

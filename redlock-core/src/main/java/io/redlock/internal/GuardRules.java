@@ -1,15 +1,13 @@
 package io.redlock.internal;
 
-import io.redlock.FreshMarker;
-import io.redlock.spi.NodeInfo;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The restart guard's pure decisions, apart from any I/O so that they can be tested
- * exhaustively: whether a node may count at once, whether its clock ran fast, and whether an
- * error is a refusal.
+ * The restart guard's pure decisions on clocks and errors, apart from any I/O so that they can
+ * be tested exhaustively: whether a node's clock ran fast or jumped, and whether an error is a
+ * refusal. Trust in a node's data is {@link TrustRules}'.
  *
  * <p>Stateless and thread-safe.
  */
@@ -17,57 +15,7 @@ final class GuardRules {
   /** How precisely {@code TIME} reads the node's clock: one microsecond. */
   static final long TIME_RESOLUTION_NANOS = 1_000L;
 
-  /** Why a node counts at once, without waiting out the guard's window. */
-  public enum AtOnce {
-    /** It does not: it counts once its process has been up for the window. */
-    NO,
-    /** The fresh marker names its current process ({@code redlock init}). */
-    MARKER,
-    /** It persists every write and loaded an earlier process's data at start. */
-    PERSISTENCE
-  }
-
   private GuardRules() {}
-
-  /**
-   * Whether a node may count as soon as it is probed, rather than once its process has been
-   * up for the guard's window.
-   *
-   * <p>A marker that names the current {@code run_id} was written to this process by
-   * {@code init}, which found no lock key in it: every lock the process holds since, it
-   * still holds, as it has not restarted.
-   *
-   * <p>Persistence counts only with every one of: AOF on with {@code appendfsync always}
-   * (every write reaches the disk before it is answered, so a restarted process that loaded
-   * the file knows every lock granted before its restart); no AOF rewrite in this process,
-   * done, running or scheduled (switching AOF on at run time, say after an empty restart,
-   * always rewrites the file from memory, and what memory held then may lack locks: such a
-   * node falls back to the window); the last AOF write succeeded; and a fresh marker from an
-   * earlier process present in the data (the proof that this process loaded data from disk
-   * at all, and not started on an empty or lost directory with AOF on). It assumes the
-   * earlier processes ran with {@code appendfsync always} too, as a configuration file gives.
-   *
-   * @param tainted whether the guard flagged this process's clock: keys expired early then,
-   *     which no marker or persistence undoes
-   */
-  public static AtOnce countsAtOnce(NodeInfo info, boolean tainted) {
-    if (tainted) {
-      return AtOnce.NO;
-    }
-    if (FreshMarker.names(info.marker(), info.runId())) {
-      return AtOnce.MARKER;
-    }
-    NodeInfo.Persistence p = info.persistence();
-    if (p != null
-        && p.aofEnabled()
-        && !p.rewrittenSinceStart()
-        && p.lastWriteOk()
-        && p.appendfsync().toLowerCase(Locale.ROOT).equals("always")
-        && FreshMarker.isMarker(info.marker())) {
-      return AtOnce.PERSISTENCE;
-    }
-    return AtOnce.NO;
-  }
 
   /**
    * Whether a node's clock certainly ran ahead of ours by more than {@code allowanceNanos}

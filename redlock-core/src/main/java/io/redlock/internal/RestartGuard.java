@@ -1,7 +1,6 @@
 package io.redlock.internal;
 
 import io.redlock.RedlockConfigException;
-import io.redlock.internal.GuardRules.AtOnce;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
@@ -142,6 +141,15 @@ final class RestartGuard {
   private final AtomicIntegerArray keepsCounters;
   private final String[] runIds;
   private final long[] lastAnswer;
+  private final long[] disconnectedAt;
+  private final long[] ownFloor;
+  private final NodeRecord[] records;
+  private final NodeInfo[] infos;
+  private final long[] lastSeq;
+  private final boolean[] lastTrusted;
+  private final boolean[] lastDurable;
+  private final boolean[] recordUnsupported;
+  private final boolean[] recordRefusalLogged;
   private final boolean[] tainted;
   private final String[] clockFlag;
   private final Reading[] last;
@@ -198,6 +206,15 @@ final class RestartGuard {
     this.keepsCounters = new AtomicIntegerArray(n);
     this.runIds = new String[n];
     this.lastAnswer = new long[n];
+    this.disconnectedAt = new long[n];
+    this.ownFloor = new long[n];
+    this.records = new NodeRecord[n];
+    this.infos = new NodeInfo[n];
+    this.lastSeq = new long[n];
+    this.lastTrusted = new boolean[n];
+    this.lastDurable = new boolean[n];
+    this.recordUnsupported = new boolean[n];
+    this.recordRefusalLogged = new boolean[n];
     this.tainted = new boolean[n];
     this.clockFlag = new String[n];
     this.last = new Reading[n];
@@ -289,8 +306,7 @@ final class RestartGuard {
     }
     long now = time.nanoTime();
     return registerCovers(index, now)
-        && (atOnce.get(index) != AtOnce.NO.ordinal()
-            || now - startedAt.get(index) >= windowNanos.get());
+        && (atOnce.get(index) == 1 || now - startedAt.get(index) >= windowNanos.get());
   }
 
   /**
@@ -320,33 +336,27 @@ final class RestartGuard {
   }
 
   /**
-   * Whether node {@code index}'s fencing counters can be trusted now: its state is known
-   * complete (it counts at once, by a fresh marker naming its current process or by
-   * persistence of every write, which {@link GuardRules#countsAtOnce} decides) and it does
-   * not evict keys without a ttl. Nothing else may remove a counter: they have no ttl.
+   * Whether node {@code index}'s fencing counters can be trusted now ({@link
+   * TrustRules#trustsCounters}): its data is known complete in its current process, by the
+   * node's record of its history, and it evicts no key without a ttl. Nothing else may remove
+   * a counter: they have no ttl.
    */
   public boolean trustsCounters(int index) {
-    return standing.get(index) == KNOWN
-        && atOnce.get(index) != AtOnce.NO.ordinal()
-        && keepsCounters.get(index) == 1;
+    return standing.get(index) == KNOWN && keepsCounters.get(index) == 1;
   }
 
   /** Why node {@code index}'s counters are not trusted, for a vote's detail. */
-  public String whyCountersUntrusted(int index) {
-    if (standing.get(index) != KNOWN) {
+  public synchronized String whyCountersUntrusted(int index) {
+    if (standing.get(index) != KNOWN || records[index] == null) {
       return "fencing: its current process is not probed yet";
     }
-    if (atOnce.get(index) == AtOnce.NO.ordinal()) {
-      return "fencing: its state is not known complete (not declared fresh by 'redlock init'"
-          + " in its current process, nor persisting every write)";
-    }
-    return "fencing: it may evict keys without a ttl (maxmemory-policy allkeys-*), or its"
-        + " memory settings could not be read";
+    String why = TrustRules.whyCountersUntrusted(infos[index], records[index]);
+    return why != null ? why : "fencing: its counters are trusted since the vote";
   }
 
-  /** Why node {@code index} counts at once, if it does. */
-  public AtOnce atOnce(int index) {
-    return AtOnce.values()[atOnce.get(index)];
+  /** Whether node {@code index} counts at once, without waiting out the window. */
+  public boolean countsAtOnce(int index) {
+    return atOnce.get(index) == 1;
   }
 
   /**
@@ -381,13 +391,16 @@ final class RestartGuard {
     long up = time.nanoTime() - startedAt.get(index);
     long window = windowNanos.get();
     String flag = clockFlag[index];
-    return "restart guard: up for "
+    NodeRecord record = records[index];
+    return "restart guard: seen for "
         + Durations.formatNanos(up)
         + " of "
         + Durations.formatNanos(window)
         + ", counts in "
         + Durations.formatNanos(Math.max(0, window - up))
-        + (flag != null ? " (its clock " + flag + ")" : "");
+        + (flag != null
+            ? " (its clock " + flag + ")"
+            : record != null ? " (" + TrustRules.reason(record) + ")" : "");
   }
 
   /**
@@ -440,6 +453,10 @@ final class RestartGuard {
   }
 
   private void disconnected(int index) {
+    synchronized (this) {
+      // A new process behind the address is held back from no earlier than now.
+      disconnectedAt[index] = time.nanoTime();
+    }
     // The next process behind this address may be a new one: count nothing from it until a
     // probe says which process it is. A probe already in flight may be answered by the old
     // process: the epoch makes its answer void.
@@ -797,41 +814,78 @@ final class RestartGuard {
     }
     long rtt = received - sent;
     Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
+    boolean watched = runIds[index] != null;
+    String flagged = null;
     if (!info.runId().equals(runIds[index])) {
-      // A new process (or the first look at this one). It started uptime seconds ago by its
-      // own wall clock (rounded down: the conservative end), which may have stepped; and no
-      // earlier than the last answer of the process before it.
-      long start = received - info.uptimeSeconds() * 1_000_000_000L;
-      if (runIds[index] != null) {
-        start = Math.max(start, lastAnswer[index]);
-      }
-      startedAt.set(index, start);
+      // A new process (or the first look at this one): its clock is measured afresh.
       tainted[index] = false;
       clockFlag[index] = null;
       anchor[index] = now;
       windowStart[index] = now;
       windowNext[index] = null;
       last[index] = null;
-      if (runIds[index] != null) {
-        heldBackLogged[index] = false;
-        String window = Durations.formatNanos(windowNanos.get());
-        logs.add(
-            () ->
-                log.warn(
-                    "node={} restarted (run_id changed); it counts again once up for {}, or at"
-                        + " once if it persists every write",
-                    name,
-                    window));
-      }
-      runIds[index] = info.runId();
+      // Watched going: held back from no earlier than the moment this client lost the old
+      // process (its connection's end, or its last answer if the end was not seen).
+      ownFloor[index] =
+          watched ? Math.max(disconnectedAt[index], lastAnswer[index]) : Long.MIN_VALUE;
     } else {
-      checkClock(index, name, now, received, logs);
+      flagged = checkClock(index, name, now, received, logs);
     }
+    NodeRecord read = recordUnsupported[index] ? records[index] : NodeRecord.parse(info.marker());
+    TrustRules.Watch watch =
+        watched
+            ? new TrustRules.Watch(
+                runIds[index], lastSeq[index], lastTrusted[index], lastDurable[index])
+            : null;
+    TrustRules.Judgement judged = TrustRules.judge(info, read, watch, flagged != null);
+    NodeRecord record = judged.record();
+    records[index] = record;
+    infos[index] = info;
+    // The window runs from when a client of this cluster first saw this process with its data
+    // (the record's since, by the node's clock), never from the uptime the node reports.
+    long seenFor =
+        Math.max(0, info.serverTimeMicros() / 1_000L - record.sinceMillis()) * 1_000_000L;
+    startedAt.set(index, Math.max(received - seenFor, ownFloor[index]));
+    if (judged.sawRestart()) {
+      heldBackLogged[index] = false;
+      String window = Durations.formatNanos(windowNanos.get());
+      boolean continued = judged.event() == NodeRecord.Why.CONTINUED;
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} restarted (run_id changed); {}",
+                  name,
+                  continued
+                      ? "it loaded the complete data of the process before it, and counts at once"
+                      : "it counts again once seen for "
+                          + window
+                          + ", and its fencing counters once re-admitted"));
+    } else if (judged.event() == NodeRecord.Why.LOST_IN_PLACE
+        || judged.event() == NodeRecord.Why.EVICTED) {
+      heldBackLogged[index] = false;
+      String why = TrustRules.reason(record);
+      String window = Durations.formatNanos(windowNanos.get());
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} {}: held back for {} as if restarted, and out of fencing until"
+                      + " re-admitted ('redlock init --readmit', see docs/fencing.md)",
+                  name,
+                  why,
+                  window));
+    }
+    runIds[index] = info.runId();
     last[index] = now;
     lastAnswer[index] = received;
-    atOnce.set(index, GuardRules.countsAtOnce(info, tainted[index]).ordinal());
-    keepsCounters.set(
-        index, info.memory() != null && !info.memory().mayEvictKeysWithoutTtl() ? 1 : 0);
+    lastTrusted[index] = record.admits(info.runId());
+    lastDurable[index] = TrustRules.durable(info);
+    lastSeq[index] = read != null && read.run().equals(info.runId()) ? read.seq() : 0;
+    atOnce.set(index, TrustRules.countsAtOnce(info, record) ? 1 : 0);
+    keepsCounters.set(index, TrustRules.trustsCounters(info, record) ? 1 : 0);
+    if (holdBackRestarts && !recordUnsupported[index]) {
+      // Without the guard (and so for init's own probes) nothing is judged: nothing is written.
+      writeRecord(index, epochs.get(index), info, record, logs);
+    }
     standing.set(index, KNOWN);
     if (holdBackRestarts && !counts(index) && !heldBackLogged[index]) {
       heldBackLogged[index] = true;
@@ -848,6 +902,60 @@ final class RestartGuard {
   }
 
   /**
+   * Writes {@code record} over the one the probe read, compare-and-set, bound to the process
+   * that answered ({@link NodeClient#updateRecord}): sent once the monitor is released (with the
+   * log lines). A lost race with another client loses nothing: every fact the record keeps is
+   * derived again from the record and the node by the next probe of any client, and this
+   * client acts on its own judgement meanwhile.
+   */
+  private void writeRecord(int index, int epoch, NodeInfo info, NodeRecord record, LogLines after) {
+    String expected = info.marker() == null ? "" : info.marker();
+    NodeClient node = nodes.get(index);
+    String text = record.format();
+    after.add(
+        () ->
+            call(() -> node.updateRecord(markerKey, expected, text, info.runId()))
+                .whenComplete(
+                    (applied, error) ->
+                        recordWritten(index, epoch, info.runId(), record, applied, error)));
+  }
+
+  private void recordWritten(
+      int index, int epoch, String runId, NodeRecord record, Boolean applied, Throwable error) {
+    String name = nodes.get(index).name();
+    LogLines logs = new LogLines();
+    synchronized (this) {
+      if (error != null) {
+        Throwable cause = Futures.unwrap(error);
+        if (cause instanceof UnsupportedOperationException) {
+          // A transport without records: this client keeps the history in memory only.
+          recordUnsupported[index] = true;
+        } else if (GuardRules.isRefusal(cause) && !recordRefusalLogged[index]) {
+          recordRefusalLogged[index] = true;
+          String failure = oneLine(cause);
+          logs.add(
+              () ->
+                  log.warn(
+                      "node={} refused the write of its record ({}): other clients do not see"
+                          + " what this one learnt of it; allow EVAL, and INFO, GET and SET"
+                          + " inside scripts, on key {} (see docs/production.md)",
+                      name,
+                      failure,
+                      markerKey));
+        } else {
+          String failure = oneLine(cause);
+          logs.add(() -> log.debug("node={} record not written: {}", name, failure));
+        }
+      } else if (Boolean.TRUE.equals(applied)
+          && epoch == epochs.get(index)
+          && runId.equals(runIds[index])) {
+        lastSeq[index] = Math.max(lastSeq[index], record.seq());
+      }
+    }
+    logs.write();
+  }
+
+  /**
    * Compares the node's clock with ours: over the baselines since the first probe of this
    * process and over the sliding window (a rate beyond {@code driftFactor}), then since the
    * last probe against the node's own rate over the sliding window (a step beyond {@link
@@ -861,7 +969,7 @@ final class RestartGuard {
    * Redis expires keys by its wall clock: a clock that leapt forward or runs fast expired keys
    * early, as a restart would have forgotten them.
    */
-  private void checkClock(int index, String name, Reading now, long received, LogLines logs) {
+  private String checkClock(int index, String name, Reading now, long received, LogLines logs) {
     Reading previous = last[index];
     String flagged = null;
     Reading fast =
@@ -915,7 +1023,7 @@ final class RestartGuard {
       }
     }
     if (flagged != null) {
-      startedAt.set(index, received);
+      ownFloor[index] = received;
       tainted[index] = true;
       clockFlag[index] = flagged;
       anchor[index] = now;
@@ -929,7 +1037,7 @@ final class RestartGuard {
             () ->
                 log.warn("node={} clock {}; held back for {} as if restarted", name, why, window));
       }
-      return;
+      return flagged;
     }
     if (windowNext[index] == null) {
       windowNext[index] = now;
@@ -937,6 +1045,7 @@ final class RestartGuard {
       windowStart[index] = windowNext[index];
       windowNext[index] = now;
     }
+    return null;
   }
 
   /** Whether the node's clock certainly ran ahead of ours by more than {@code driftFactor}. */

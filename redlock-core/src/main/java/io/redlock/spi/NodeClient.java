@@ -128,6 +128,37 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
+   * Replaces the node's record of its history (the value of {@code key}, see {@link
+   * io.redlock.FreshMarker}) atomically: only if it still holds {@code expected} (an empty
+   * string for no key) and the node's current process is {@code runId} ({@code run_id} of
+   * {@code INFO server}, read in the same atomic step), sets it to {@code value} with no
+   * expiry. The restart guard calls it after each probe. A transport that cannot answers with
+   * a failed stage ({@link UnsupportedOperationException}); the guard then keeps the history
+   * in this client's memory only, and no other client learns from it.
+   *
+   * @return whether the value was set
+   * @since 0.1.0
+   */
+  default CompletionStage<Boolean> updateRecord(
+      String key, String expected, String value, String runId) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot write a record"));
+  }
+
+  /**
+   * Reads the cluster's max-ttl register at {@code key} without changing it: its longest live
+   * value and the time left to it, or {@code null} when no entry is live (no client raised it
+   * within its hold). {@link io.redlock.Redlock#init} refuses while an entry is live: clients
+   * are running, or stopped too recently for their leases to have ended.
+   *
+   * @since 0.1.0
+   */
+  default CompletionStage<MaxTtlRegister> readMaxTtl(String key) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot read the register"));
+  }
+
+  /**
    * Looks for keys that may be locks, without changing anything: any key that starts with
    * {@code keyPrefix} (with an empty prefix: any key), except the library's own keys, which
    * start with {@code keyPrefix +} {@link io.redlock.FreshMarker#OWN_KEYS}. Used by
@@ -142,10 +173,12 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
-   * Writes the fresh marker: atomically, sets {@code markerKey} to {@code markerValue} (with
-   * no expiry) unless the node holds a key that may be a lock, as {@link #findLockKeys} looks
-   * for them. With {@code force}, sets it without looking. Used by
-   * {@link io.redlock.Redlock#init}.
+   * Writes the fresh marker: atomically, sets {@code markerKey} to {@code markerValue}
+   * followed by the {@code run_id} of the node's current process, read in the same atomic step
+   * (with no expiry), unless the node holds a key that may be a lock, as {@link #findLockKeys}
+   * looks for them. With {@code force}, sets it without looking. Used by {@link
+   * io.redlock.Redlock#init}: the marker names exactly the process it was written to, even if
+   * the node restarted since {@code init} read its {@code run_id}.
    *
    * @return an empty string when the marker was written, else what was found (such as
    *     {@code "holds 3 keys under the prefix, e.g. orders:42"}); fails when the node

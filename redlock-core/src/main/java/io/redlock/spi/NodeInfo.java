@@ -17,14 +17,18 @@ import java.util.Objects;
  * @param uptimeSeconds seconds since the process started ({@code uptime_in_seconds})
  * @param serverTimeMicros the node's wall clock ({@code TIME}), in microseconds since the
  *     epoch; Redis expires keys by it
- * @param marker the value of the fresh-marker key ({@link io.redlock.FreshMarker}) the
- *     probe asked for, or {@code null} if it does not exist or was not read
+ * @param marker the value of the marker key ({@link io.redlock.FreshMarker}) the probe asked
+ *     for: the node's record of its history, written by the clients, or {@code null} if it
+ *     does not exist or was not read
  * @param persistence how the node persists writes, or {@code null} if unknown (not read, or
  *     refused, for example by an ACL without {@code CONFIG GET})
- * @param memory the node's memory limit and eviction policy, or {@code null} if unknown
+ * @param memory the node's memory limit and eviction policy ({@code maxmemory} and {@code
+ *     maxmemory_policy} of {@code INFO memory}), or {@code null} if unknown
  * @param version the server's version ({@code redis_version} of {@code INFO server}), or
  *     {@code null} if the transport did not read it; shown by {@code redlock doctor}, never
  *     used by the algorithm
+ * @param evictedKeys how many keys the process has evicted ({@code evicted_keys} of {@code
+ *     INFO stats}), or -1 if unknown: the restart guard treats its growth as data lost
  * @since 0.1.0
  */
 public record NodeInfo(
@@ -35,7 +39,8 @@ public record NodeInfo(
     String marker,
     Persistence persistence,
     Memory memory,
-    String version) {
+    String version,
+    long evictedKeys) {
 
   public NodeInfo {
     Objects.requireNonNull(runId, "runId");
@@ -44,7 +49,20 @@ public record NodeInfo(
 
   /** A node known by run id, role, uptime and clock only: no marker, persistence unknown. */
   public NodeInfo(String runId, String role, long uptimeSeconds, long serverTimeMicros) {
-    this(runId, role, uptimeSeconds, serverTimeMicros, null, null, null, null);
+    this(runId, role, uptimeSeconds, serverTimeMicros, null, null, null, null, -1);
+  }
+
+  /** A node whose eviction count is unknown. */
+  public NodeInfo(
+      String runId,
+      String role,
+      long uptimeSeconds,
+      long serverTimeMicros,
+      String marker,
+      Persistence persistence,
+      Memory memory,
+      String version) {
+    this(runId, role, uptimeSeconds, serverTimeMicros, marker, persistence, memory, version, -1);
   }
 
   /**

@@ -222,6 +222,11 @@ public final class Keyspace {
     return (int) keys.keySet().stream().filter(which).count();
   }
 
+  /** Deletes {@code key}, as {@code DEL} (or an eviction) does. */
+  public void remove(String key) {
+    keys.remove(key);
+  }
+
   /** Forgets every key, as a restart without persistence does. */
   public void clear() {
     keys.clear();

@@ -41,6 +41,7 @@ public final class SimulatedNode implements NodeClient {
   private io.redlock.spi.NodeInfo.Memory memory =
       new io.redlock.spi.NodeInfo.Memory(0, "noeviction");
   private Long uptimeClaimFrom;
+  private long evictedKeys;
 
   /** The max-ttl register, kept apart from the keys so that tests counting keys miss it. */
   private final Keyspace register = new Keyspace(this::nodeNow);
@@ -86,7 +87,8 @@ public final class SimulatedNode implements NodeClient {
                     keyspace.valueOf(markerKey),
                     persistence,
                     memory,
-                    info.version());
+                    info.version(),
+                    evictedKeys);
               }
             });
   }
@@ -103,9 +105,29 @@ public final class SimulatedNode implements NodeClient {
         () -> {
           String found = force ? "" : lockKeys(markerKey, keyPrefix);
           if (found.isEmpty()) {
-            keyspace.putPersistent(markerKey, markerValue);
+            keyspace.putPersistent(markerKey, markerValue + runId);
           }
           return found;
+        });
+  }
+
+  @Override
+  public CompletionStage<io.redlock.spi.MaxTtlRegister> readMaxTtl(String key) {
+    return submitValue(
+        () -> io.redlock.spi.MaxTtlRegister.read(register.valueOf(key), nodeNow() / 1_000_000L));
+  }
+
+  @Override
+  public CompletionStage<Boolean> updateRecord(
+      String key, String expected, String value, String runId) {
+    return submit(
+        () -> {
+          String current = keyspace.valueOf(key);
+          if (!this.runId.equals(runId) || !expected.equals(current == null ? "" : current)) {
+            return false;
+          }
+          keyspace.putPersistent(key, value);
+          return true;
         });
   }
 
@@ -282,6 +304,20 @@ public final class SimulatedNode implements NodeClient {
     this.memory = memory;
   }
 
+  /**
+   * Evicts {@code key} as a node at its memory limit does: the key is gone and {@code
+   * evicted_keys} grows.
+   */
+  public synchronized void evict(String key) {
+    keyspace.remove(key);
+    evictedKeys++;
+  }
+
+  /** Deletes every key in place, as {@code FLUSHALL} does: the process stays the same. */
+  public synchronized void flushAll() {
+    keyspace.clear();
+  }
+
   /** Makes the node answer its probes with an error, as under an ACL without INFO. */
   public synchronized void refuseInfo(String error) {
     this.refusal = error;
@@ -319,6 +355,7 @@ public final class SimulatedNode implements NodeClient {
   }
 
   private void newProcess() {
+    evictedKeys = 0;
     runId = java.util.UUID.randomUUID().toString();
     startedAt = time.nanoTime();
     uptimeClaimFrom = null;

@@ -2,70 +2,11 @@ package io.redlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.redlock.FreshMarker;
-import io.redlock.internal.GuardRules.AtOnce;
 import io.redlock.spi.NodeInfo;
-import io.redlock.spi.NodeInfo.Persistence;
 import org.junit.jupiter.api.Test;
 
 /** The restart guard's pure decisions, case by case. */
 class GuardRulesTest {
-  private static final Persistence AOF_ALWAYS = new Persistence(true, "always", false, true);
-
-  private static NodeInfo node(String marker, Persistence persistence) {
-    return new NodeInfo("run-2", "master", 5, 0, marker, persistence, null, null);
-  }
-
-  @Test
-  void aMarkerNamingTheCurrentProcessCountsAtOnce() {
-    assertThat(GuardRules.countsAtOnce(node(FreshMarker.value("run-2"), null), false))
-        .isEqualTo(AtOnce.MARKER);
-    assertThat(GuardRules.countsAtOnce(node(FreshMarker.value("run-1"), null), false))
-        .isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node("something else", null), false)).isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node(null, null), false)).isEqualTo(AtOnce.NO);
-  }
-
-  @Test
-  void aFlaggedClockOutweighsMarkerAndPersistence() {
-    assertThat(GuardRules.countsAtOnce(node(FreshMarker.value("run-2"), AOF_ALWAYS), true))
-        .isEqualTo(AtOnce.NO);
-  }
-
-  @Test
-  void persistenceCountsOnlyWithEveryCondition() {
-    String earlier = FreshMarker.value("run-1");
-    assertThat(GuardRules.countsAtOnce(node(earlier, AOF_ALWAYS), false))
-        .isEqualTo(AtOnce.PERSISTENCE);
-    assertThat(
-            GuardRules.countsAtOnce(
-                node(earlier, new Persistence(true, "ALWAYS", false, true)), false))
-        .isEqualTo(AtOnce.PERSISTENCE);
-    assertThat(GuardRules.countsAtOnce(node(null, AOF_ALWAYS), false))
-        .as("no proof that data was loaded")
-        .isEqualTo(AtOnce.NO);
-    assertThat(GuardRules.countsAtOnce(node(earlier, null), false))
-        .as("persistence unknown")
-        .isEqualTo(AtOnce.NO);
-    assertThat(
-            GuardRules.countsAtOnce(
-                node(earlier, new Persistence(false, "always", false, true)), false))
-        .isEqualTo(AtOnce.NO);
-    assertThat(
-            GuardRules.countsAtOnce(
-                node(earlier, new Persistence(true, "everysec", false, true)), false))
-        .isEqualTo(AtOnce.NO);
-    assertThat(
-            GuardRules.countsAtOnce(
-                node(earlier, new Persistence(true, "always", true, true)), false))
-        .as("rewritten: AOF may have been switched on at run time")
-        .isEqualTo(AtOnce.NO);
-    assertThat(
-            GuardRules.countsAtOnce(
-                node(earlier, new Persistence(true, "always", false, false)), false))
-        .isEqualTo(AtOnce.NO);
-  }
-
   @Test
   void ranAheadGivesTheNodeTheUncertaintyAndTheAllowance() {
     long second = 1_000_000_000L;

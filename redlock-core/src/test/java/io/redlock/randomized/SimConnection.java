@@ -92,6 +92,12 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
+  public CompletionStage<Boolean> updateRecord(
+      String key, String expected, String value, String runId) {
+    return send(() -> node.updateRecord(key, expected, value, runId));
+  }
+
+  @Override
   public CompletionStage<io.redlock.spi.MaxTtlRegister> raiseMaxTtl(
       String key, long maxTtlMillis, long holdMillis) {
     return send(() -> node.raiseMaxTtl(key, maxTtlMillis, holdMillis));

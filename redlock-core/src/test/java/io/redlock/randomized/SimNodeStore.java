@@ -83,7 +83,19 @@ final class SimNodeStore {
         keys.valueOf(markerKey),
         reportsAofAlways ? new NodeInfo.Persistence(true, "always", false, true) : null,
         new NodeInfo.Memory(0, "noeviction"),
-        info.version());
+        info.version(),
+        0);
+  }
+
+  /** The record's compare-and-set, bound to the current process, as the transport's script. */
+  boolean updateRecord(String key, String expected, String value, String runId) {
+    String current = keys.valueOf(key);
+    if (!runId.equals(name + "-run" + process)
+        || !expected.equals(current == null ? "" : current)) {
+      return false;
+    }
+    keys.putPersistent(key, value);
+    return true;
   }
 
   /** The max-ttl register, as the transport's script keeps it; lost when emptied. */
@@ -114,6 +126,27 @@ final class SimNodeStore {
   }
 
   /** Writes the fresh marker bound to the current process, as {@code redlock init} does. */
+  /**
+   * Writes a record that admits the current process without any evidence, with a {@code seq}
+   * above any a client saw: the unsafe act of trusting counters the node lost.
+   */
+  void admitInPlace(String markerKey) {
+    String run = name + "-run" + process;
+    keys.putPersistent(
+        markerKey,
+        new io.redlock.internal.NodeRecord(
+                run,
+                0,
+                1_000_000_000L,
+                0,
+                run,
+                "-",
+                -1,
+                io.redlock.internal.NodeRecord.Why.READMITTED,
+                false)
+            .format());
+  }
+
   void declareFresh(String markerKey) {
     keys.putPersistent(markerKey, io.redlock.FreshMarker.value(name + "-run" + process));
   }

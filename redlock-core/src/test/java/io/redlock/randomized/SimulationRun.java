@@ -139,15 +139,16 @@ final class SimulationRun {
                   node.declareFresh(MARKER); // the operator's mistake: init --force while in use
                 }
                 if (mode == SimulationMode.FENCED_COUNTERS_TRUSTED_ONCE_COUNTING) {
-                  // The rule off: once the guard counts the node for locks again (up for its
+                  // The rule off: once the guard counts the node for locks again (seen for its
                   // window, maxTtl plus drift, about 1,012 ms here), its empty counters are
-                  // trusted too. A marker of the current process is how the simulation makes
-                  // the guard trust them; set after the window, it changes nothing for locks.
+                  // trusted too. A record that admits the current process, ahead of everything
+                  // the clients saw (so no tripwire fires), is how the simulation makes the
+                  // guard trust them; set after the window, it changes nothing for locks.
                   truth.schedule(
                       () -> {
                         history.trace(
                             truth.nanoTime(), () -> "fault: " + node.name + " counters trusted");
-                        node.declareFresh(MARKER);
+                        node.admitInPlace(MARKER);
                       },
                       TRUSTED_AFTER_NANOS);
                 }

@@ -191,10 +191,13 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   /**
-   * Like {@link #info()}, with what lets the restart guard count the node at once: the fresh
-   * marker ({@code GET}), {@code INFO persistence} and {@code CONFIG GET appendfsync}. These
-   * three are optional: a node (or an ACL) that refuses one just leaves it unknown, and the
-   * guard then applies as for a node without them.
+   * Like {@link #info()}, with what the restart guard judges trust by: the node's record of its
+   * history ({@code GET} of the marker key), {@code INFO persistence} with {@code CONFIG GET
+   * appendfsync}, {@code INFO memory} (the memory limit and eviction policy) and {@code INFO
+   * stats} (the eviction count). These are optional: a node (or an ACL) that refuses one just
+   * leaves it unknown, and the guard then trusts the node less. Only {@code CONFIG GET} is
+   * outside the least-privilege ACL: without it, a node that persists every write is judged as
+   * one that does not.
    */
   @Override
   public CompletionStage<NodeInfo> info(String markerKey) {
@@ -206,15 +209,14 @@ final class LettuceNodeClient implements NodeClient {
     CompletableFuture<String> marker = optional(commands.get(markerKey));
     CompletableFuture<String> persistence = optional(commands.info("persistence"));
     CompletableFuture<java.util.Map<String, String>> fsync = configGet(commands, "appendfsync");
-    CompletableFuture<java.util.Map<String, String>> maxmemory = configGet(commands, "maxmemory");
-    CompletableFuture<java.util.Map<String, String>> policy =
-        configGet(commands, "maxmemory-policy");
     CompletableFuture<NodeInfo.Memory> memory =
-        maxmemory.thenCombine(policy, LettuceNodeClient::memory);
+        optional(commands.info("memory")).thenApply(LettuceNodeClient::memory);
+    CompletableFuture<Long> evicted =
+        optional(commands.info("stats")).thenApply(LettuceNodeClient::evictedKeys);
     CompletableFuture<NodeInfo.Persistence> persisted =
         persistence.thenCombine(fsync, LettuceNodeClient::persistence);
     // The optional parts never fail (a refusal leaves them null): one NodeInfo once all are in.
-    return CompletableFuture.allOf(marker, persisted, memory)
+    return CompletableFuture.allOf(marker, persisted, memory, evicted)
         .thenCombine(
             basic,
             (done, info) ->
@@ -226,22 +228,37 @@ final class LettuceNodeClient implements NodeClient {
                     marker.join(),
                     persisted.join(),
                     memory.join(),
-                    info.version()));
+                    info.version(),
+                    evicted.join()));
   }
 
-  private static NodeInfo.Memory memory(
-      java.util.Map<String, String> maxmemory, java.util.Map<String, String> policy) {
-    if (maxmemory == null
-        || policy == null
-        || maxmemory.get("maxmemory") == null
-        || policy.get("maxmemory-policy") == null) {
+  /** The memory limit and policy from {@code INFO memory}, or {@code null} if not known. */
+  static NodeInfo.Memory memory(String info) {
+    if (info == null) {
+      return null;
+    }
+    String maxmemory = optionalField(info, "maxmemory");
+    String policy = optionalField(info, "maxmemory_policy");
+    if (maxmemory == null || policy == null) {
       return null;
     }
     try {
-      return new NodeInfo.Memory(
-          Long.parseLong(maxmemory.get("maxmemory")), policy.get("maxmemory-policy"));
+      return new NodeInfo.Memory(Long.parseLong(maxmemory), policy);
     } catch (NumberFormatException e) {
       return null;
+    }
+  }
+
+  /** {@code evicted_keys} from {@code INFO stats}, or -1 if not known. */
+  static long evictedKeys(String info) {
+    String evicted = info == null ? null : optionalField(info, "evicted_keys");
+    if (evicted == null) {
+      return -1;
+    }
+    try {
+      return Long.parseLong(evicted);
+    } catch (NumberFormatException e) {
+      return -1;
     }
   }
 
@@ -303,6 +320,41 @@ final class LettuceNodeClient implements NodeClient {
     } catch (IllegalStateException e) {
       return null;
     }
+  }
+
+  @Override
+  public CompletionStage<Boolean> updateRecord(
+      String key, String expected, String value, String runId) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    return commands
+        .<Long>eval(
+            Script.UPDATE_RECORD.source(),
+            ScriptOutputType.INTEGER,
+            new String[] {key},
+            expected,
+            value,
+            runId)
+        .toCompletableFuture()
+        .thenApply(applied -> applied != null && applied == 1L);
+  }
+
+  @Override
+  public CompletionStage<MaxTtlRegister> readMaxTtl(String key) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    CompletableFuture<String> stored = commands.get(key).toCompletableFuture();
+    CompletableFuture<List<String>> clock = commands.time().toCompletableFuture();
+    return stored.thenCombine(
+        clock,
+        (value, time) ->
+            MaxTtlRegister.read(
+                value,
+                Long.parseLong(time.get(0)) * 1_000L + Long.parseLong(time.get(1)) / 1_000L));
   }
 
   @Override

@@ -39,7 +39,8 @@ record Script(String name, String source, String sha1) {
    * every lock key to ARGV[1] with a ttl of ARGV[2] ms, only if none exists, and answers the
    * largest counter (a missing one is 0), or -1 if a lock key exists. A counter that does not
    * hold a non-negative integer fails the script with an error naming it, before any key is
-   * set: read as 0, it would hand out a token that goes back.
+   * set: read as 0, it would hand out a token that goes back. So does one above 2^53 - 1: Lua
+   * compares numbers as doubles, exact only up to there.
    */
   static final Script LOCK_FENCED =
       of(
@@ -58,6 +59,10 @@ record Script(String name, String source, String sha1) {
           if not string.match(value, '^%d+$') then
             return redis.error_reply('ERR fencing counter ' .. KEYS[i]
               .. ' does not hold a non-negative integer: repair or delete it')
+          end
+          if #value > 16 or tonumber(value) > 9007199254740991 then
+            return redis.error_reply('ERR fencing counter ' .. KEYS[i]
+              .. ' is above 2^53-1, beyond exact comparison: tokens end there')
           end
           local counter = tonumber(value)
           if counter > max then
@@ -93,6 +98,10 @@ record Script(String name, String source, String sha1) {
         if value and not string.match(value, '^%d+$') then
           return redis.error_reply('ERR fencing counter ' .. KEYS[i]
             .. ' does not hold a non-negative integer: repair or delete it')
+        end
+        if value and (#value > 16 or tonumber(value) > 9007199254740991) then
+          return redis.error_reply('ERR fencing counter ' .. KEYS[i]
+            .. ' is above 2^53-1, beyond exact comparison: tokens end there')
         end
       end
       local token = tonumber(ARGV[3])
@@ -170,8 +179,30 @@ record Script(String name, String source, String sha1) {
           return ''
         end
       end
-      redis.call('set', KEYS[1], ARGV[2])
+      local run = string.match(redis.call('info', 'server'), 'run_id:(%x+)')
+      redis.call('set', KEYS[1], ARGV[2] .. run)
       return ''
+      """);
+
+  /**
+   * The node's record of its history (see {@code io.redlock.internal.NodeRecord}): sets
+   * KEYS[1] to ARGV[2] (no expiry) only if it holds ARGV[1] (an empty string: no key) and the
+   * node's current process is ARGV[3], read here with {@code INFO server} so that a write
+   * judged on one process never lands on the next; 1 if set, else 0.
+   */
+  static final Script UPDATE_RECORD =
+      of(
+          "update-record",
+          """
+      local run = string.match(redis.call('info', 'server'), 'run_id:(%x+)')
+      if run ~= ARGV[3] then
+        return 0
+      end
+      if (redis.call('get', KEYS[1]) or '') ~= ARGV[1] then
+        return 0
+      end
+      redis.call('set', KEYS[1], ARGV[2])
+      return 1
       """);
 
   /**
