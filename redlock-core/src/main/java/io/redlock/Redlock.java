@@ -131,6 +131,48 @@ public final class Redlock implements AutoCloseable {
   }
 
   /**
+   * Brings one node back into fencing after it lost its counters while a majority of the nodes
+   * did not: an empty restart, evicted keys, a restored backup (see {@code docs/fencing.md}, "A
+   * node that lost its counters"). It waits for nothing: it refuses, and writes nothing, until
+   * the node's restart guard window has passed since a client first saw its process; while more
+   * than {@code quorum - 1} nodes (this one included) are untrusted; or while the node may
+   * evict keys without a ttl. Otherwise, in one script on the node, bound to its process and
+   * to its record as judged, it raises each counter to the largest value any trusted node
+   * holds, and admits the node's current process.
+   *
+   * <p>Needs, besides what {@link #create} needs, {@code EVAL} with {@code KEYS}, {@code GET},
+   * {@code SET} and {@code INFO} inside scripts: run it as an administrative user.
+   *
+   * @param config the cluster, as clients use it (nodes, credentials, key prefix)
+   * @param node the node to re-admit, as written in {@link RedlockConfig#nodes()} or as shown
+   *     without credentials
+   * @return what was done, and why not if nothing was
+   * @throws RedlockConfigException if {@code node} is not one of the configured nodes, or as
+   *     {@link #create} does
+   * @since 0.1.0
+   */
+  public static ReadmitReport readmit(RedlockConfig config, String node) {
+    RedlockConfig plain = config.toBuilder().restartGuard(false).fencing(false).build();
+    try (Redlock redlock = create(plain)) {
+      List<io.redlock.spi.NodeClient> nodes = redlock.engine.nodes();
+      int index = config.nodes().indexOf(node);
+      for (int i = 0; index < 0 && i < nodes.size(); i++) {
+        if (nodes.get(i).name().equals(node)) {
+          index = i;
+        }
+      }
+      if (index < 0) {
+        throw new RedlockConfigException(
+            "readmit: "
+                + io.redlock.internal.NodeUris.redact(node)
+                + " is not one of the configured nodes "
+                + redlock.nodes());
+      }
+      return NodeReadmission.over(nodes, config, index);
+    }
+  }
+
+  /**
    * Creates an instance over node clients that the caller supplies and keeps ownership of,
    * on the given clock, timer and callback executor. For tests and simulations; not part of
    * the supported API.

@@ -1,6 +1,7 @@
 package io.redlock.cli;
 
 import io.redlock.InitReport;
+import io.redlock.ReadmitReport;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
@@ -41,7 +42,7 @@ import picocli.CommandLine.Spec;
       "1:refused: a node holds keys that may be locks, or clients are running (nothing was"
           + " written)",
       "2:bad arguments, settings or config file",
-      "3:could not run, or a node could not be checked or marked"
+      "3:could not run, or a node could not be checked or marked (or re-admitted)"
     })
 final class InitCommand implements Callable<Integer> {
 
@@ -55,12 +56,25 @@ final class InitCommand implements Callable<Integer> {
           "Write the marker without looking for keys: only when no client holds a" + " lease.")
   boolean force;
 
+  @Option(
+      names = "--readmit",
+      paramLabel = "<node>",
+      description =
+          "Instead of declaring the cluster fresh, bring this one node (as in --nodes) back into"
+              + " fencing after it lost its counters while a majority did not: once its restart"
+              + " guard window has passed, its counters are raised to the largest of the trusted"
+              + " nodes' and its process admitted (see docs/fencing.md). Clients may run.")
+  String readmit;
+
   @Override
   public Integer call() {
     ConnectionOptions.Settings settings = connection.resolve();
     RedlockConfig config = connection.build(settings, settings.builder());
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    if (readmit != null) {
+      return readmit(config, out, err);
+    }
     InitReport report;
     try {
       report = Redlock.init(config, force);
@@ -104,6 +118,38 @@ final class InitCommand implements Callable<Integer> {
                     : "not every node could be checked and marked; " + what + "; see above"));
     err.flush();
     return holdsKeys || running ? ExitCodes.VIOLATION : ExitCodes.FAILURE;
+  }
+
+  private int readmit(RedlockConfig config, PrintWriter out, PrintWriter err) {
+    if (force) {
+      err.println("redlock init: --force and --readmit do not go together");
+      err.flush();
+      return ExitCodes.USAGE;
+    }
+    ReadmitReport report;
+    try {
+      report = Redlock.readmit(config, readmit);
+    } catch (RedlockConfigException e) {
+      err.println("redlock init --readmit: " + e.getMessage());
+      err.flush();
+      return ExitCodes.FAILURE;
+    }
+    if (report.outcome() == ReadmitReport.Outcome.READMITTED
+        || report.outcome() == ReadmitReport.Outcome.ALREADY_TRUSTED) {
+      out.println(report.node() + "  " + report.outcome() + ": " + report.detail());
+      out.flush();
+      return ExitCodes.OK;
+    }
+    err.println(
+        "redlock init --readmit: "
+            + report.node()
+            + " not re-admitted, nothing written: "
+            + report.outcome()
+            + " ("
+            + report.detail()
+            + ")");
+    err.flush();
+    return ExitCodes.FAILURE;
   }
 
   private static String describe(InitReport.NodeResult node) {

@@ -21,7 +21,7 @@ import java.util.List;
  * counters is not trusted again in its current process. The argument in full is in
  * {@code docs/safety.md}.
  */
-final class Fencing {
+public final class Fencing {
   /** What a counter key adds to the key prefix, before the resource name: {@value}. */
   public static final String COUNTER_KEYS = "__redlock_fence__:";
 

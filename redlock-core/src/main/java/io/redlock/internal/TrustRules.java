@@ -22,7 +22,7 @@ import java.util.Locale;
  *
  * <p>Stateless and thread-safe.
  */
-final class TrustRules {
+public final class TrustRules {
   private TrustRules() {}
 
   /**
@@ -191,7 +191,7 @@ final class TrustRules {
    * Whether the node counts for locks as soon as it is probed: its data is trusted complete in
    * this process and no client flagged its clock since.
    */
-  static boolean countsAtOnce(NodeInfo info, NodeRecord record) {
+  public static boolean countsAtOnce(NodeInfo info, NodeRecord record) {
     return record.admits(info.runId()) && !record.clockFlagged();
   }
 
@@ -201,7 +201,7 @@ final class TrustRules {
    * allkeys-*} policy with a memory limit). A clock flag does not matter: counters have no
    * ttl.
    */
-  static boolean trustsCounters(NodeInfo info, NodeRecord record) {
+  public static boolean trustsCounters(NodeInfo info, NodeRecord record) {
     return record.admits(info.runId())
         && record.evicted() >= 0
         && info.memory() != null
@@ -230,7 +230,7 @@ final class TrustRules {
   }
 
   /** The record's last event, for people. */
-  static String reason(NodeRecord record) {
+  public static String reason(NodeRecord record) {
     return switch (record.why()) {
       case INIT -> "declared fresh by init";
       case READMITTED -> "re-admitted";

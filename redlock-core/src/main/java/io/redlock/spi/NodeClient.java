@@ -159,6 +159,38 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
+   * Reads every fencing counter on the node: each key that starts with {@code counterPrefix}
+   * (the key prefix followed by {@code __redlock_fence__:}), with its value. For {@link
+   * io.redlock.Redlock#readmit}; needs {@code KEYS} and {@code GET} inside a script.
+   *
+   * @return the counters by key; fails when the node refused
+   * @since 0.1.0
+   */
+  default CompletionStage<java.util.Map<String, Long>> readCounters(String counterPrefix) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot read counters"));
+  }
+
+  /**
+   * Re-admits the node, atomically: only if its current process is {@code runId} and its
+   * record (at {@code recordKey}) still holds {@code expectedRecord}, raises each counter of
+   * {@code counters} to the value given unless it holds more, then sets the record to {@code
+   * record}. For {@link io.redlock.Redlock#readmit}.
+   *
+   * @return whether it was done; {@code false} when the process or the record changed
+   * @since 0.1.0
+   */
+  default CompletionStage<Boolean> readmit(
+      String recordKey,
+      String expectedRecord,
+      String record,
+      String runId,
+      java.util.Map<String, Long> counters) {
+    return java.util.concurrent.CompletableFuture.failedFuture(
+        new UnsupportedOperationException(name() + ": this transport cannot re-admit"));
+  }
+
+  /**
    * Looks for keys that may be locks, without changing anything: any key that starts with
    * {@code keyPrefix} (with an empty prefix: any key), except the library's own keys, which
    * start with {@code keyPrefix +} {@link io.redlock.FreshMarker#OWN_KEYS}. Used by

@@ -358,6 +358,59 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   @Override
+  public CompletionStage<java.util.Map<String, Long>> readCounters(String counterPrefix) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    return commands
+        .<List<Object>>eval(
+            Script.READ_COUNTERS.source(),
+            ScriptOutputType.MULTI,
+            new String[0],
+            globEscape(counterPrefix) + "*")
+        .toCompletableFuture()
+        .thenApply(
+            pairs -> {
+              java.util.Map<String, Long> counters = new java.util.TreeMap<>();
+              for (int i = 0; i + 1 < pairs.size(); i += 2) {
+                String value = String.valueOf(pairs.get(i + 1));
+                if (value.matches("\\d{1,18}")) {
+                  counters.put(String.valueOf(pairs.get(i)), Long.parseLong(value));
+                }
+              }
+              return counters;
+            });
+  }
+
+  @Override
+  public CompletionStage<Boolean> readmit(
+      String recordKey,
+      String expectedRecord,
+      String record,
+      String runId,
+      java.util.Map<String, Long> counters) {
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
+    }
+    List<String> args = new java.util.ArrayList<>(List.of(runId, expectedRecord, record));
+    counters.forEach(
+        (key, value) -> {
+          args.add(key);
+          args.add(Long.toString(value));
+        });
+    return commands
+        .<Long>eval(
+            Script.READMIT.source(),
+            ScriptOutputType.INTEGER,
+            new String[] {recordKey},
+            args.toArray(new String[0]))
+        .toCompletableFuture()
+        .thenApply(done -> done != null && done == 1L);
+  }
+
+  @Override
   public CompletionStage<String> findLockKeys(String markerKey, String keyPrefix) {
     return marker("check", markerKey, "", keyPrefix);
   }

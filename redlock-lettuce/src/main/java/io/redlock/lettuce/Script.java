@@ -206,6 +206,52 @@ record Script(String name, String source, String sha1) {
       """);
 
   /**
+   * Every fencing counter: the keys that match the glob ARGV[1], each followed by its value.
+   */
+  static final Script READ_COUNTERS =
+      of(
+          "read-counters",
+          """
+      local found = {}
+      for _, key in ipairs(redis.call('keys', ARGV[1])) do
+        local value = redis.call('get', key)
+        if value then
+          found[#found + 1] = key
+          found[#found + 1] = value
+        end
+      end
+      return found
+      """);
+
+  /**
+   * Re-admission: only if the node's process is ARGV[1] and KEYS[1] (the record) holds ARGV[2]
+   * (an empty string: no key), raises each counter named in ARGV[4], ARGV[6], ... to the value
+   * after it unless it holds more, then sets KEYS[1] to ARGV[3]; 1 if done, else 0. One script:
+   * the node is never admitted with a counter not yet raised.
+   */
+  static final Script READMIT =
+      of(
+          "readmit",
+          """
+      local run = string.match(redis.call('info', 'server'), 'run_id:(%x+)')
+      if run ~= ARGV[1] then
+        return 0
+      end
+      if (redis.call('get', KEYS[1]) or '') ~= ARGV[2] then
+        return 0
+      end
+      for i = 4, #ARGV, 2 do
+        local current = redis.call('get', ARGV[i])
+        if not current or not string.match(current, '^%d+$')
+            or tonumber(current) < tonumber(ARGV[i + 1]) then
+          redis.call('set', ARGV[i], ARGV[i + 1])
+        end
+      end
+      redis.call('set', KEYS[1], ARGV[3])
+      return 1
+      """);
+
+  /**
    * The max-ttl register (see {@code io.redlock.FreshMarker#maxTtlKey} and
    * {@code io.redlock.spi.MaxTtlRegister} for its format): a string of {@code value:expiresAt}
    * entries, one per {@code maxTtl} in use, each lapsing at its own node time (ms). Drops

@@ -7,6 +7,7 @@ import io.redlock.InitReport;
 import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.NodeOutcome.Vote;
+import io.redlock.ReadmitReport;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
@@ -343,6 +344,58 @@ class NodeHistoryIT {
             node -> assertThat(node.outcome()).isEqualTo(InitReport.Outcome.CLIENTS_RUNNING));
     assertThat(report.nodes().get(0).detail()).contains("clients are running");
     assertThat(record(0)).as("no marker written").doesNotStartWith(FreshMarker.VALUE_PREFIX);
+  }
+
+  @Test
+  void aNodeThatLostItsCountersComesBackIntoFencingByReadmission() throws Exception {
+    servers = RedisServers.startFresh(3);
+    blockNodeTwo();
+    Redlock watcher = client(true);
+    token(watcher);
+    long second = token(watcher);
+    servers.restart(0); // empty: no counters, no record
+    awaitRecord(0, "admitted=- ");
+    assertThat(Redlock.readmit(config().build(), servers.uri(0)).outcome())
+        .as("its window has not passed since a client first saw it")
+        .isEqualTo(ReadmitReport.Outcome.TOO_SOON);
+    ReadmitReport report =
+        Timing.awaitValue(
+            "re-admission once the window passed",
+            Duration.ofSeconds(20),
+            () -> {
+              ReadmitReport attempt = Redlock.readmit(config().build(), servers.uri(0));
+              return attempt.outcome() == ReadmitReport.Outcome.TOO_SOON
+                  ? Optional.empty()
+                  : Optional.of(attempt);
+            });
+    assertThat(report.outcome()).isEqualTo(ReadmitReport.Outcome.READMITTED);
+    assertThat(servers.command(0, "GET", "__redlock_fence__:" + RESOURCE))
+        .as("raised to node 1's counter")
+        .isEqualTo(Long.toString(second));
+    assertThat(token(watcher)).isGreaterThan(second);
+  }
+
+  @Test
+  void readmissionIsRefusedWhileAMajorityLostItsCounters() throws Exception {
+    servers = RedisServers.startFresh(3);
+    Redlock watcher = client(true);
+    token(watcher);
+    servers.restart(0);
+    servers.restart(1);
+    awaitRecord(0, "admitted=- ");
+    awaitRecord(1, "admitted=- ");
+    ReadmitReport report =
+        Timing.awaitValue(
+            "an answer other than too soon",
+            Duration.ofSeconds(20),
+            () -> {
+              ReadmitReport attempt = Redlock.readmit(config().build(), servers.uri(0));
+              return attempt.outcome() == ReadmitReport.Outcome.TOO_SOON
+                  ? Optional.empty()
+                  : Optional.of(attempt);
+            });
+    assertThat(report.outcome()).isEqualTo(ReadmitReport.Outcome.TOO_FEW_TRUSTED);
+    assertThat(record(0)).contains("admitted=- ");
   }
 
   private static long field(String info, String name) {
