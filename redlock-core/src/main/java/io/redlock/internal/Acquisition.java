@@ -406,7 +406,7 @@ final class Acquisition {
       switch (AttemptVerdict.obstacle(
           engine.quorum(),
           decision.count(Vote.GRANTED),
-          decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR),
+          decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR) + decision.count(Vote.STALLED),
           heldBack)) {
         // Without the failing nodes, the lock might have been ours: worth a WARN.
         case NODE_FAILURES ->
