@@ -19,6 +19,7 @@ import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
 import io.redlock.spi.NodeTransport;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -45,6 +46,58 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LettuceTransport implements NodeTransport {
   private static final Set<String> SCHEMES = Set.of("redis", "rediss");
+
+  /**
+   * The most vote requests (lock, extend, release, fence) that wait on one node for its
+   * answer: {@value}. Past it, that node's votes fail at once as {@code STALLED}; see {@link
+   * io.redlock.NodeOutcome.Vote#STALLED} and docs/configuration.md.
+   */
+  public static final int MAX_PENDING_REQUESTS = 1024;
+
+  /**
+   * The most bytes of vote requests (their keys' and arguments' characters, plus 64 per
+   * request) that wait on one node: 4 MiB. Past it, that node's votes fail at once as {@code
+   * STALLED}.
+   */
+  public static final long MAX_PENDING_BYTES = 4L << 20;
+
+  /**
+   * When at least this many vote requests in a row got no answer within the node timeout (or
+   * were refused by a bound above), over at least {@link #STALLED_AFTER_TIME} from the first
+   * of them, with no answer from the node in between, the node is set aside: its votes fail
+   * at once as {@code STALLED} until it answers a {@code PING}. {@value}.
+   */
+  public static final int STALLED_AFTER = 3;
+
+  /** See {@link #STALLED_AFTER}: 1 s. */
+  public static final Duration STALLED_AFTER_TIME = Duration.ofSeconds(1);
+
+  /**
+   * Lettuce's own bound on the commands one connection holds ({@code requestQueueSize}): the
+   * votes' bound plus room for the restart guard's probes, the script load and the sentinel.
+   * A command past it fails at once: nothing on a connection grows without end.
+   */
+  static final int LETTUCE_QUEUE_SIZE = MAX_PENDING_REQUESTS + 256;
+
+  /**
+   * How long written data may stay unacknowledged before the kernel closes the connection
+   * ({@code TCP_USER_TIMEOUT}, with the native epoll transport): 20 s, instead of the 15
+   * minutes or so of retransmissions to a host that vanished.
+   */
+  public static final Duration TCP_USER_TIMEOUT = Duration.ofSeconds(20);
+
+  /**
+   * TCP keepalive on every connection: the first probe after this much idle time (with the
+   * native transport; the system's setting otherwise), then {@link #KEEPALIVE_INTERVAL}
+   * apart, {@link #KEEPALIVE_PROBES} unanswered probes close the connection: 10 s.
+   */
+  public static final Duration KEEPALIVE_IDLE = Duration.ofSeconds(10);
+
+  /** Time between keepalive probes: 2 s. */
+  public static final Duration KEEPALIVE_INTERVAL = Duration.ofSeconds(2);
+
+  /** Unanswered keepalive probes that close a connection: {@value}. */
+  public static final int KEEPALIVE_PROBES = 3;
 
   private final ClientResources resources;
   private final boolean ownsResources;
@@ -136,6 +189,14 @@ public final class LettuceTransport implements NodeTransport {
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
     RedisClient client = RedisClient.create(resources);
+    NodeBacklog backlog =
+        new NodeBacklog(
+            node.name(),
+            MAX_PENDING_REQUESTS,
+            MAX_PENDING_BYTES,
+            STALLED_AFTER,
+            STALLED_AFTER_TIME.toNanos(),
+            System::nanoTime);
     client.setOptions(
         ClientOptions.builder()
             .autoReconnect(true)
@@ -145,6 +206,9 @@ public final class LettuceTransport implements NodeTransport {
             // Never re-send a command after a reconnect: the algorithm decided without it long
             // ago, and a lock or extension replayed after its release would leave a key behind.
             .replayFilter(command -> true)
+            // The backstop: whatever a node does, one connection holds a bounded number of
+            // commands (NodeBacklog bounds the votes below it, with a reason).
+            .requestQueueSize(LETTUCE_QUEUE_SIZE)
             .timeoutOptions(
                 TimeoutOptions.builder()
                     .timeoutSource(new CommandTimeouts(node.nodeTimeout()))
@@ -153,9 +217,24 @@ public final class LettuceTransport implements NodeTransport {
                 SocketOptions.builder()
                     .connectTimeout(node.connectTimeout())
                     .tcpNoDelay(true)
+                    // A host that vanished (powered off, behind a firewall that drops packets)
+                    // is noticed in seconds, and its connection closed and re-opened.
+                    .keepAlive(
+                        SocketOptions.KeepAliveOptions.builder()
+                            .enable()
+                            .idle(KEEPALIVE_IDLE)
+                            .interval(KEEPALIVE_INTERVAL)
+                            .count(KEEPALIVE_PROBES)
+                            .build())
+                    .tcpUserTimeout(
+                        SocketOptions.TcpUserTimeoutOptions.builder()
+                            .enable()
+                            .tcpUserTimeout(TCP_USER_TIMEOUT)
+                            .build())
                     .build())
             .build());
-    LettuceNodeClient opened = new LettuceNodeClient(node.name(), client, redisUri, resources);
+    LettuceNodeClient opened =
+        new LettuceNodeClient(node.name(), client, redisUri, resources, backlog);
     opened.connect();
     return opened;
   }
