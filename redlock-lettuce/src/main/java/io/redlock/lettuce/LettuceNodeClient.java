@@ -115,7 +115,7 @@ final class LettuceNodeClient implements NodeClient {
     this.uri = uri;
     this.resources = resources;
     this.backlog = backlog;
-    backlog.onSilent(this::sendSentinel);
+    backlog.onSilent(this::sendSentinelSoon);
     client.addListener(
         new RedisConnectionStateListener() {
           @Override
@@ -548,9 +548,18 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   /**
+   * Sends the sentinel from one of Lettuce's event executors, never from a connection's event
+   * loop: written there, it would overtake requests other threads handed over before it (see
+   * {@code LockEngine.dispatch}), and its answer would free them too early.
+   */
+  private void sendSentinelSoon() {
+    resources.eventExecutorGroup().execute(this::sendSentinel);
+  }
+
+  /**
    * Sends one {@code PING} to a node set aside as silent, to learn when it answers again (see
-   * {@link NodeBacklog}); sends another when a request was cut off after this one was issued,
-   * and tries again a moment later when it could not be sent. Stops once the node is back, the
+   * {@link NodeBacklog}); sends another when a request handed over after it was cut off, and
+   * tries again a moment later when it could not be sent. Stops once the node is back, the
    * connection is lost (the backlog starts clean then) or this client is closed.
    */
   private void sendSentinel() {
@@ -575,7 +584,7 @@ final class LettuceNodeClient implements NodeClient {
               if (cause == null
                   || cause instanceof io.lettuce.core.RedisCommandExecutionException) {
                 if (!backlog.sentinelAnswered(before)) {
-                  sendSentinel();
+                  sendSentinelSoon();
                 }
               } else {
                 sendSentinelLater();

@@ -35,6 +35,13 @@ import java.util.concurrent.TimeUnit;
  * {@link java.util.ServiceLoader}; {@link io.redlock.Redlock#create(RedlockConfig)} uses it
  * without being asked.
  *
+ * <p>What waits on one node is bounded ({@link #MAX_PENDING_REQUESTS}, {@link
+ * #MAX_PENDING_BYTES}, and Lettuce's {@code requestQueueSize} for the whole connection), and a
+ * node that stops answering is set aside ({@link #STALLED_AFTER}): past a bound or while set
+ * aside, its votes fail at once as {@link io.redlock.NodeOutcome.Vote#STALLED} and its
+ * releases are not sent (their keys expire with the ttl). TCP keepalive and {@code
+ * TCP_USER_TIMEOUT} close a connection to a host that vanished in seconds.
+ *
  * <p>Flushes are consolidated (see {@link #consolidatingFlushes(NettyCustomizer)}): requests
  * that many threads send to one node while its event loop is busy leave in one write, not one
  * system call each. Resources passed in by the caller get this only if they were built with
