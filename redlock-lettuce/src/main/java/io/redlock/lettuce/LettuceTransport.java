@@ -94,9 +94,10 @@ public final class LettuceTransport implements NodeTransport {
   public static final Duration TCP_USER_TIMEOUT = Duration.ofSeconds(20);
 
   /**
-   * TCP keepalive on every connection: the first probe after this much idle time (with the
-   * native transport; the system's setting otherwise), then {@link #KEEPALIVE_INTERVAL}
-   * apart, {@link #KEEPALIVE_PROBES} unanswered probes close the connection: 10 s.
+   * TCP keepalive on every connection: the first probe after this much idle time, then
+   * {@link #KEEPALIVE_INTERVAL} apart, {@link #KEEPALIVE_PROBES} unanswered probes close the
+   * connection (where Lettuce can set these on the socket; the system's settings otherwise):
+   * 10 s.
    */
   public static final Duration KEEPALIVE_IDLE = Duration.ofSeconds(10);
 
