@@ -511,7 +511,7 @@ final class LettuceNodeClient implements NodeClient {
       return notConnected();
     }
     long size = size(keys, token, 20);
-    if (!backlog.admit(size)) {
+    if (!backlog.admit(size, false)) {
       return stalled();
     }
     if (keys.size() == 1) {
@@ -614,7 +614,7 @@ final class LettuceNodeClient implements NodeClient {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
     long size = size(keys, token, 30) + size(counters, "", 0) - NodeBacklog.OVERHEAD_BYTES;
-    if (!backlog.admit(size)) {
+    if (!backlog.admit(size, false)) {
       return stalled();
     }
     return new CountedVote<Long, Long>(backlog, size, LettuceNodeClient::fencedAnswer, false)
@@ -643,7 +643,7 @@ final class LettuceNodeClient implements NodeClient {
       return notConnected();
     }
     long size = size(keys, token, 30) + size(counters, "", 0) - NodeBacklog.OVERHEAD_BYTES;
-    if (!backlog.admit(size)) {
+    if (!backlog.admit(size, false)) {
       return stalled();
     }
     return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
@@ -675,7 +675,7 @@ final class LettuceNodeClient implements NodeClient {
       return notConnected();
     }
     long size = size(keys, token, 20);
-    if (!backlog.admit(size)) {
+    if (!backlog.admit(size, false)) {
       return stalled();
     }
     return eval(commands, size, Script.EXTEND, keys, token, Long.toString(ttlMillis));
@@ -687,10 +687,10 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    // A node that is not answering gets no release: the key expires with its ttl
-    // (docs/safety.md, "A stalled node").
+    // A node far behind gets no release: the key expires with its ttl (docs/safety.md, "A
+    // stalled node"). Releases have twice the room of votes, and go also to a silent node.
     long size = size(keys, token, 0);
-    if (!backlog.admit(size)) {
+    if (!backlog.admit(size, true)) {
       return stalled();
     }
     long number = connectionNumber;

@@ -38,9 +38,9 @@ import java.util.concurrent.TimeUnit;
  * <p>What waits on one node is bounded ({@link #MAX_PENDING_REQUESTS}, {@link
  * #MAX_PENDING_BYTES}, and Lettuce's {@code requestQueueSize} for the whole connection), and a
  * node that stops answering is set aside ({@link #STALLED_AFTER}): past a bound or while set
- * aside, its votes fail at once as {@link io.redlock.NodeOutcome.Vote#STALLED} and its
- * releases are not sent (their keys expire with the ttl). TCP keepalive and {@code
- * TCP_USER_TIMEOUT} close a connection to a host that vanished in seconds.
+ * aside, its votes fail at once as {@link io.redlock.NodeOutcome.Vote#STALLED}, and releases
+ * past twice the bound are not sent (their keys expire with the ttl). TCP keepalive and {@code
+ * TCP_USER_TIMEOUT} close a connection to a host that vanished.
  *
  * <p>Flushes are consolidated (see {@link #consolidatingFlushes(NettyCustomizer)}): requests
  * that many threads send to one node while its event loop is busy leave in one write, not one
@@ -55,16 +55,16 @@ public final class LettuceTransport implements NodeTransport {
   private static final Set<String> SCHEMES = Set.of("redis", "rediss");
 
   /**
-   * The most vote requests (lock, extend, release, fence) that wait on one node for its
-   * answer: {@value}. Past it, that node's votes fail at once as {@code STALLED}; see {@link
-   * io.redlock.NodeOutcome.Vote#STALLED} and docs/configuration.md.
+   * The most requests that may wait on one node for its answer when a vote request (lock,
+   * extend, fence) is sent: {@value}; a release or an undo is sent while fewer than twice as
+   * many wait. Past it, the request is not sent and its vote fails at once as {@code STALLED};
+   * see {@link io.redlock.NodeOutcome.Vote#STALLED} and docs/configuration.md.
    */
   public static final int MAX_PENDING_REQUESTS = 1024;
 
   /**
-   * The most bytes of vote requests (their keys' and arguments' characters, plus 64 per
-   * request) that wait on one node: 4 MiB. Past it, that node's votes fail at once as {@code
-   * STALLED}.
+   * The same in bytes (the characters of the requests' keys and arguments, plus 64 per
+   * request): 4 MiB for a vote request, twice that for a release or an undo.
    */
   public static final long MAX_PENDING_BYTES = 4L << 20;
 
@@ -72,7 +72,8 @@ public final class LettuceTransport implements NodeTransport {
    * When at least this many vote requests in a row got no answer within the node timeout (or
    * were refused by a bound above), over at least {@link #STALLED_AFTER_TIME} from the first
    * of them, with no answer from the node in between, the node is set aside: its votes fail
-   * at once as {@code STALLED} until it answers a {@code PING}. {@value}.
+   * at once as {@code STALLED} (releases and undos are still sent while their bound allows)
+   * until it answers a {@code PING}. {@value}.
    */
   public static final int STALLED_AFTER = 3;
 
@@ -84,14 +85,19 @@ public final class LettuceTransport implements NodeTransport {
    * votes' bound plus room for the restart guard's probes, the script load and the sentinel.
    * A command past it fails at once: nothing on a connection grows without end.
    */
-  static final int LETTUCE_QUEUE_SIZE = MAX_PENDING_REQUESTS + 256;
+  static final int LETTUCE_QUEUE_SIZE = 2 * MAX_PENDING_REQUESTS + 256;
 
   /**
    * How long written data may stay unacknowledged before the kernel closes the connection
-   * ({@code TCP_USER_TIMEOUT}, with the native epoll transport): 20 s, instead of the 15
-   * minutes or so of retransmissions to a host that vanished.
+   * ({@code TCP_USER_TIMEOUT}, with the native epoll transport): 2 minutes, instead of the 15
+   * minutes or so of retransmissions to a host that vanished. Not shorter: a stopped process
+   * whose socket buffer is full counts as unacknowledged too, and closing its connection
+   * gains nothing (its votes already fail at once, see {@link #STALLED_AFTER}) while it delays
+   * its return (a reconnect to a stopped process waits for the connect timeout, then backs off)
+   * and lets requests it had not read run after those of the next connection
+   * (docs/safety.md, "A stalled node").
    */
-  public static final Duration TCP_USER_TIMEOUT = Duration.ofSeconds(20);
+  public static final Duration TCP_USER_TIMEOUT = Duration.ofMinutes(2);
 
   /**
    * TCP keepalive on every connection: the first probe after this much idle time, then

@@ -25,14 +25,19 @@ import org.slf4j.LoggerFactory;
  * Every count is an upper bound of what Lettuce holds for the votes; nothing is freed before
  * Lettuce freed it.
  *
- * <p>Bounds. At most {@code maxRequests} requests and {@code maxBytes} bytes (the characters
- * of a request's keys and arguments, plus {@link #OVERHEAD_BYTES}) wait on one node. A
- * request past either bound is not sent: its vote fails at once, {@code STALLED}.
+ * <p>Bounds. A vote request (lock, extend, fence) is sent only while fewer than {@code
+ * maxRequests} requests and {@code maxBytes} bytes (the characters of a request's keys and
+ * arguments, plus {@link #OVERHEAD_BYTES}) wait on the node; a release or an undo while fewer
+ * than twice as many do. Past its bound a request is not sent: its vote fails at once, {@code
+ * STALLED}. The room kept for releases lets a node that falls behind for a moment (a busy
+ * machine, a short fork) still get them, so that its keys do not outlive their leases; a node
+ * that stays silent fills that room too, and then gets nothing.
  *
  * <p>Silence. When {@code silentAfter} requests or more in a row got no answer (cut off, or
  * refused by a bound), over at least {@code silentForNanos} from the first of them, the node
  * is set aside (both: a few late answers on a busy machine are not a stall, and a node with
- * little traffic is not set aside by one slow moment): every vote fails at once, {@code STALLED}, and
+ * little traffic is not set aside by one slow moment): every vote request fails at once,
+ * {@code STALLED} (releases and undos are still sent while their bound allows), and
  * one sentinel request ({@code PING}) at a time asks whether it answers again. The node is
  * back once a sentinel is answered and everything cut off before it is freed. One WARN when
  * it is set aside, one INFO when it is back, with the counts in between; nothing per request.
@@ -45,12 +50,6 @@ final class NodeBacklog {
 
   /** Bytes counted per request on top of its keys and arguments: the command's own objects. */
   static final long OVERHEAD_BYTES = 64;
-
-  /** What a refused request is told, for the vote's detail. */
-  enum Refusal {
-    SILENT,
-    BOUND
-  }
 
   private final String name;
   private final int maxRequests;
@@ -103,22 +102,22 @@ final class NodeBacklog {
   }
 
   /**
-   * Admits a request of {@code size} bytes: whether it may be sent (when not, {@link
-   * #refusal()} says why, and it counts as unanswered).
+   * Admits a request of {@code size} bytes, a {@code release} (or undo) or a vote: whether it
+   * may be sent (when not, {@link #refusal()} says why, and it counts as unanswered).
    */
-  boolean admit(long size) {
-    if (silent) {
+  boolean admit(long size, boolean release) {
+    if (silent && !release) {
       refuse();
       return false;
     }
     int count = requests.incrementAndGet();
-    if (count > maxRequests) {
+    if (count > (release ? 2 * maxRequests : maxRequests)) {
       requests.decrementAndGet();
       refuse();
       return false;
     }
     long total = bytes.addAndGet(size);
-    if (total > maxBytes) {
+    if (total > (release ? 2 * maxBytes : maxBytes)) {
       bytes.addAndGet(-size);
       requests.decrementAndGet();
       refuse();
@@ -172,7 +171,7 @@ final class NodeBacklog {
         + maxRequests
         + " ("
         + maxBytes
-        + " bytes)";
+        + " bytes) for a vote, twice that for a release";
   }
 
   /**
@@ -378,12 +377,12 @@ final class NodeBacklog {
     return bytes.get();
   }
 
-  /** The most requests ever counted at once (never more than the bound). */
+  /** The most requests ever counted at once (never more than twice the bound). */
   int peakRequests() {
     return peakRequests.get();
   }
 
-  /** The most bytes ever counted at once (never more than the bound). */
+  /** The most bytes ever counted at once (never more than twice the bound). */
   long peakBytes() {
     return peakBytes.get();
   }

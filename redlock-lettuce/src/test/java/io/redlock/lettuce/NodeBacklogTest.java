@@ -30,7 +30,7 @@ class NodeBacklogTest {
 
   /** Admits and hands over one request: its place. */
   private static long send(NodeBacklog backlog, long size) {
-    assertThat(backlog.admit(size)).isTrue();
+    assertThat(backlog.admit(size, false)).isTrue();
     return backlog.advance();
   }
 
@@ -40,20 +40,20 @@ class NodeBacklogTest {
     long before = backlog.position();
     send(backlog, 10);
     send(backlog, 10);
-    assertThat(backlog.admit(10)).isFalse();
+    assertThat(backlog.admit(10, false)).isFalse();
     assertThat(backlog.refusal()).contains("backlog full").contains("at most 2");
     backlog.answered(before, 10);
-    assertThat(backlog.admit(10)).isTrue();
+    assertThat(backlog.admit(10, false)).isTrue();
     assertThat(backlog.peakRequests()).isEqualTo(2);
   }
 
   @Test
   void refusesTheRequestPastTheByteBound() {
     NodeBacklog backlog = backlog(100, 100, 100);
-    assertThat(backlog.admit(60)).isTrue();
-    assertThat(backlog.admit(60)).isFalse();
+    assertThat(backlog.admit(60, false)).isTrue();
+    assertThat(backlog.admit(60, false)).isFalse();
     assertThat(backlog.bytes()).isEqualTo(60);
-    assertThat(backlog.admit(40)).isTrue();
+    assertThat(backlog.admit(40, false)).isTrue();
     assertThat(backlog.peakBytes()).isEqualTo(100);
   }
 
@@ -101,9 +101,39 @@ class NodeBacklogTest {
     }
     assertThat(backlog.isSilent()).isTrue();
     assertThat(sentinels).hasValue(1);
-    assertThat(backlog.admit(10)).isFalse();
+    assertThat(backlog.admit(10, false)).isFalse();
     assertThat(backlog.refusal()).contains("set aside");
     assertThat(backlog.refused()).isEqualTo(1);
+  }
+
+  @Test
+  void releasesHaveTwiceTheRoomOfVotesAndStillGoToASilentNode() {
+    NodeBacklog backlog = backlog(2, 1_000, 3);
+    send(backlog, 10);
+    send(backlog, 10);
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.admit(10, true)).isTrue();
+    assertThat(backlog.admit(10, true)).isTrue();
+    assertThat(backlog.admit(10, true)).as("past twice the bound").isFalse();
+    backlog.admit(10, false);
+    assertThat(backlog.isSilent()).as("three refusals in a row over a second").isTrue();
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.requests()).isEqualTo(4);
+    backlog.answered(0, 10); // one of the first two is answered: room for one release
+    assertThat(backlog.isSilent()).as("until a sentinel is answered").isTrue();
+    assertThat(backlog.admit(10, true)).isTrue();
+    assertThat(backlog.peakRequests()).isEqualTo(4);
+  }
+
+  @Test
+  void aReleaseIsSentToASilentNodeWhileItsBoundAllows() {
+    NodeBacklog backlog = backlog(100, 1_000, 3);
+    for (int i = 0; i < 3; i++) {
+      backlog.cutOff(send(backlog, 10), 10);
+    }
+    assertThat(backlog.isSilent()).isTrue();
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.admit(10, true)).isTrue();
   }
 
   @Test
@@ -131,10 +161,10 @@ class NodeBacklogTest {
   void refusalsForAFullBacklogCountAsUnanswered() {
     NodeBacklog backlog = backlog(1, 1_000, 3);
     send(backlog, 10);
-    backlog.admit(10);
-    backlog.admit(10);
+    backlog.admit(10, false);
+    backlog.admit(10, false);
     assertThat(backlog.isSilent()).isFalse();
-    backlog.admit(10);
+    backlog.admit(10, false);
     assertThat(backlog.isSilent()).isTrue();
   }
 
@@ -177,6 +207,6 @@ class NodeBacklogTest {
     assertThat(backlog.isSilent()).isFalse();
     assertThat(backlog.requests()).isZero();
     assertThat(backlog.bytes()).isZero();
-    assertThat(backlog.admit(10)).isTrue();
+    assertThat(backlog.admit(10, false)).isTrue();
   }
 }
