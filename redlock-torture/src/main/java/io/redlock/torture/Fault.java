@@ -8,7 +8,7 @@ public enum Fault {
   RESTART_EMPTY,
   /**
    * SIGSTOP one node for a stall of {@link Nemesis#STALL_MIN} to {@link Nemesis#STALL_MIN} +
-   * {@link Nemesis#STALL_SPREAD} (at most a quarter of the run), then SIGCONT: long enough for
+   * {@link Nemesis#STALL_SPREAD} (at most a tenth of the run), then SIGCONT: long enough for
    * the clients to set the node aside and for its backlog to reach its bound.
    */
   PAUSE,

@@ -215,11 +215,11 @@ final class Nemesis implements Runnable {
 
   /**
    * A stall's length: {@link #STALL_MIN} plus up to {@link #STALL_SPREAD}, but at most a
-   * quarter of the run, so that a short run (as in CI) still sees several kinds of fault.
+   * tenth of the run, so that a short run (as in CI) still sees several kinds of fault.
    */
   private long stallMillis() {
     long stall = STALL_MIN.toMillis() + random.nextInt((int) STALL_SPREAD.toMillis() + 1);
-    return Math.min(stall, options.duration().toMillis() / 4);
+    return Math.min(stall, options.duration().toMillis() / 10);
   }
 
   /** Waits (briefly) for some client to hold a lease, then restarts a majority empty. */
