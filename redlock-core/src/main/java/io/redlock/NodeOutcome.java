@@ -10,8 +10,8 @@ import java.util.Objects;
  * @param index the node's position in {@link RedlockConfig#nodes()}
  * @param node the node's address, without credentials
  * @param vote how the node's answer counted
- * @param detail a short explanation for {@code TIMEOUT}, {@code ERROR} (the error text) and
- *     {@code HELD_BACK} (why, and for how long), or an empty string; for people only: code
+ * @param detail a short explanation for {@code TIMEOUT}, {@code ERROR} (the error text),
+ *     {@code HELD_BACK} (why, and for how long) and {@code STALLED} (why, with the figures), or an empty string; for people only: code
  *     acts on {@code vote}
  * @since 0.1.0
  */
@@ -44,6 +44,16 @@ public record NodeOutcome(int index, String node, Vote vote, String detail)
      * @since 0.1.0
      */
     UNTRUSTED,
+    /**
+     * The node was not asked: the transport set it aside because it is not keeping up (it
+     * stopped answering, or the requests waiting on it reached the transport's bound), so
+     * that nothing waits on it and nothing piles up for it; it is asked again once it answers.
+     * Counted as a failure by the quorum; the detail says which and the figures. See {@link
+     * io.redlock.spi.NodeStalledException}.
+     *
+     * @since 0.1.0
+     */
+    STALLED,
     /** The round was decided before this node answered. */
     PENDING
   }

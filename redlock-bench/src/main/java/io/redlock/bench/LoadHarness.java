@@ -253,7 +253,13 @@ public final class LoadHarness {
     double minutes = (System.nanoTime() - started) / 60e9;
     Report report = new Report(o, machine, results, minutes);
     Files.createDirectories(o.out.toAbsolutePath().getParent());
-    Files.writeString(o.out, report.markdown(), StandardCharsets.UTF_8);
+    // The stalled-minority figures come from StallHarness, run on its own: kept as they are.
+    String stall =
+        Files.exists(o.out)
+            ? StallHarness.sectionOf(Files.readString(o.out, StandardCharsets.UTF_8))
+            : "";
+    Files.writeString(
+        o.out, report.markdown() + (stall.isEmpty() ? "" : "\n" + stall), StandardCharsets.UTF_8);
     Files.writeString(o.chart, report.svg(), StandardCharsets.UTF_8);
     System.out.println();
     System.out.println(report.summary());

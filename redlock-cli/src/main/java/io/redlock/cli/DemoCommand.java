@@ -263,7 +263,8 @@ final class DemoCommand implements Callable<Integer> {
               result.faults(),
               result.history(),
               violations,
-              result.fenced()),
+              result.fenced(),
+              result.heap()),
           report,
           "Redlock demo run",
           String.format(

@@ -407,7 +407,8 @@ final class Acquisition {
           engine.quorum(),
           decision.count(Vote.GRANTED),
           decision.count(Vote.TIMEOUT) + decision.count(Vote.ERROR),
-          heldBack)) {
+          // Not asked, either: a stalled node is logged once by its transport.
+          heldBack + decision.count(Vote.STALLED))) {
         // Without the failing nodes, the lock might have been ours: worth a WARN.
         case NODE_FAILURES ->
             log.warn(
@@ -415,11 +416,12 @@ final class Acquisition {
                     + " denied the majority; outcomes={}",
                 resources,
                 decision.outcomes());
-        // The restart guard logged its hold-back once; each failure it causes is routine.
+        // The restart guard logged its hold-back once, the transport a stalled node once;
+        // each failure they cause is routine.
         case RESTART_GUARD ->
             log.debug(
                 "could not acquire resource={}: nodes held back by the"
-                    + " restart guard; outcomes={}",
+                    + " restart guard or stalled; outcomes={}",
                 resources,
                 decision.outcomes());
         case CONTENTION -> {}

@@ -373,15 +373,12 @@ public final class LockEngine {
     CompletableFuture<Void> done =
         settled.thenAccept(
             result -> {
-              int unconfirmed = result.count(Vote.TIMEOUT) + result.count(Vote.ERROR);
+              int unconfirmed =
+                  result.count(Vote.TIMEOUT)
+                      + result.count(Vote.ERROR)
+                      + result.count(Vote.STALLED);
               if (unconfirmed > 0) {
-                log.info(
-                    "release unconfirmed on {} of {} nodes, their keys expire with the ttl:"
-                        + " resource={} outcomes={}",
-                    unconfirmed,
-                    nodes.size(),
-                    resources,
-                    result.outcomes());
+                unconfirmedRelease(resources, unconfirmed, result);
               }
             });
     releasing.add(done);
@@ -394,6 +391,51 @@ public final class LockEngine {
         });
     return done;
   }
+
+  /**
+   * Counts a release that some nodes did not confirm, and logs it: each one at DEBUG, and at
+   * INFO the first, then one line per {@link #RELEASE_REPORT_INTERVAL_NANOS} with how many
+   * there were since the last line. A stalled or lost node leaves every release unconfirmed,
+   * thousands a second under load: one line per release would flood the log (the transport
+   * tells the node's story once, see docs/production.md).
+   */
+  private void unconfirmedRelease(List<String> resources, int unconfirmed, Round.Result result) {
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "release unconfirmed on {} of {} nodes, their keys expire with the ttl: resource={}"
+              + " outcomes={}",
+          unconfirmed,
+          nodes.size(),
+          resources,
+          result.outcomes());
+    }
+    unconfirmedReleases.incrementAndGet();
+    long now = time.nanoTime();
+    long last = lastReleaseReport.get();
+    if (last != NEVER && now - last < RELEASE_REPORT_INTERVAL_NANOS) {
+      return;
+    }
+    if (!lastReleaseReport.compareAndSet(last, now)) {
+      return; // another thread writes this line
+    }
+    long count = unconfirmedReleases.getAndSet(0);
+    log.info(
+        "{} release(s) unconfirmed on some nodes{}, their keys expire with the ttl;"
+            + " the latest: resource={} outcomes={}",
+        count,
+        last == NEVER ? "" : " in the last " + Durations.formatNanos(now - last),
+        resources,
+        result.outcomes());
+  }
+
+  /** At most one INFO line about unconfirmed releases per this many nanoseconds: 10 s. */
+  static final long RELEASE_REPORT_INTERVAL_NANOS = 10_000_000_000L;
+
+  private static final long NEVER = Long.MIN_VALUE;
+  private final java.util.concurrent.atomic.AtomicLong unconfirmedReleases =
+      new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong lastReleaseReport =
+      new java.util.concurrent.atomic.AtomicLong(NEVER);
 
   /**
    * Runs {@code task}, which sends requests, now, or on the timer when this thread is

@@ -3,6 +3,7 @@ package io.redlock.internal;
 import io.redlock.NodeOutcome;
 import io.redlock.NodeOutcome.Vote;
 import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeStalledException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -225,7 +226,9 @@ final class Round {
               ? Vote.HELD_BACK
               : cause instanceof Untrusted
                   ? Vote.UNTRUSTED
-                  : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
+                  : cause instanceof NodeStalledException
+                      ? Vote.STALLED
+                      : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
       detail = describe(cause);
     }
     if (log.isTraceEnabled()) {

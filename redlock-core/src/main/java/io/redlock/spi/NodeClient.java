@@ -39,6 +39,13 @@ import java.util.concurrent.CompletionStage;
  * itself unless it knows the node can run the short form (the default transport sends it by
  * {@code EVAL} until the node has answered its {@code SCRIPT LOAD}).
  *
+ * <p>Memory. A transport should bound what waits on one node: a node may keep its connection
+ * open and stop answering, and a request once written may have to be kept until its answer
+ * comes. Past its bound, or while the node is known not to answer, it fails a vote request at
+ * once with a {@link NodeStalledException} instead of sending it; the algorithm records
+ * {@link io.redlock.NodeOutcome.Vote#STALLED}. A release or an undo not sent that way leaves
+ * its key to expire with its ttl, which is safe: it only keeps a key longer.
+ *
  * <p>Implementations are thread-safe.
  *
  * @since 0.1.0

@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Which commands Lettuce times out, and after how long.
  *
- * <p>{@code SET} and {@code EVALSHA} get no Lettuce timeout. {@code SET} carries a one-key
+ * <p>{@code SET}, {@code EVALSHA} and {@code PING} (the one sentinel of a node set aside, see
+ * {@link NodeBacklog}) get no Lettuce timeout. {@code SET} carries a one-key
  * lock and {@code EVALSHA} a release of any number of keys: each is a request of a round,
  * whose node timeout the algorithm enforces on every vote with one deadline per round. A
  * Lettuce timeout costs a timer entry made and cancelled per command, on a timer queue that
@@ -44,8 +45,12 @@ final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
   public long getTimeout(RedisCommand<?, ?, ?> command) {
     // The one other sender of these two commands, the ACL check at a node's first probe
     // (LettuceNodeClient.refusedCommands), only logs what it hears: it may wait without a bound.
+    // PING is the sentinel sent to a node set aside as silent (NodeBacklog): one at a time,
+    // it waits for the node's answer however long that takes.
     ProtocolKeyword type = command.getType();
-    return type == CommandType.SET || type == CommandType.EVALSHA ? 0 : deliveryNanos;
+    return type == CommandType.SET || type == CommandType.EVALSHA || type == CommandType.PING
+        ? 0
+        : deliveryNanos;
   }
 
   @Override

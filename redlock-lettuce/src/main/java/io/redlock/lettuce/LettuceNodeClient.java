@@ -2,10 +2,7 @@ package io.redlock.lettuce;
 
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
@@ -17,6 +14,7 @@ import io.redlock.RedlockConfigException;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
+import io.redlock.spi.NodeStalledException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -27,8 +25,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +79,7 @@ final class LettuceNodeClient implements NodeClient {
   private final ClientResources resources;
   private final CompletableFuture<Void> connected = new CompletableFuture<>();
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
+  private final NodeBacklog backlog;
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
 
@@ -107,11 +104,18 @@ final class LettuceNodeClient implements NodeClient {
 
   private Duration retryDelay = FIRST_RETRY;
 
-  LettuceNodeClient(String name, RedisClient client, RedisURI uri, ClientResources resources) {
+  LettuceNodeClient(
+      String name,
+      RedisClient client,
+      RedisURI uri,
+      ClientResources resources,
+      NodeBacklog backlog) {
     this.name = name;
     this.client = client;
     this.uri = uri;
     this.resources = resources;
+    this.backlog = backlog;
+    backlog.onSilent(this::sendSentinelSoon);
     client.addListener(
         new RedisConnectionStateListener() {
           @Override
@@ -129,6 +133,8 @@ final class LettuceNodeClient implements NodeClient {
             // The next connection may reach a process with an empty script cache: releases go
             // by EVAL until it answered the load.
             connectionNumber++;
+            // Lettuce drained every request of the lost connection: the backlog starts clean.
+            backlog.connectionLost();
             // Called as the channel goes inactive, before Lettuce reconnects: every listener has
             // run before any request can reach the process behind the next connection.
             for (Runnable listener : disconnectListeners) {
@@ -609,41 +615,100 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
+    long size = size(keys, token, 20);
+    if (!backlog.admit(size, false)) {
+      return stalled();
+    }
     if (keys.size() == 1) {
       // The plain command other Redlock clients use; no script needed for one key.
-      RedisFuture<String> reply =
-          commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis));
-      return vote(reply, "OK"::equals, new LockVote(reply));
+      // Cancelling the vote cancels the command too: see CountedVote.
+      return new CountedVote<String, Boolean>(backlog, size, "OK"::equals, true)
+          .follow(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)));
     }
-    RedisFuture<Long> reply =
-        commands.eval(
-            Script.LOCK.source(),
-            ScriptOutputType.INTEGER,
-            keys.toArray(String[]::new),
-            token,
-            Long.toString(ttlMillis));
-    return vote(reply, LettuceNodeClient::isOne, new LockVote(reply));
+    return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, true)
+        .follow(
+            commands.eval(
+                Script.LOCK.source(),
+                ScriptOutputType.INTEGER,
+                keys.toArray(String[]::new),
+                token,
+                Long.toString(ttlMillis)));
   }
 
   /**
-   * The vote on a lock request. Cancelling it (as a round does when its node timeout passes
-   * before the answer) also cancels the command, which Lettuce then never writes if its event
-   * loop has not written it yet: a lock request that comes too late to count does not land.
+   * What a request of {@code keys} and {@code token}, with {@code more} characters of other
+   * arguments, counts in the node's backlog.
    */
-  private static final class LockVote extends CompletableFuture<Boolean> {
-    private final RedisFuture<?> command;
-
-    LockVote(RedisFuture<?> command) {
-      this.command = command;
+  private static long size(List<String> keys, String token, int more) {
+    long chars = NodeBacklog.OVERHEAD_BYTES + token.length() + more;
+    for (String key : keys) {
+      chars += key.length();
     }
+    return chars;
+  }
 
-    @Override
-    public boolean cancel(boolean mayInterruptIfRunning) {
-      if (!isDone()) {
-        command.cancel(false); // first: the vote's dependents run when it is cancelled
-      }
-      return super.cancel(mayInterruptIfRunning);
+  /** A vote the backlog refused: failed at once, {@code STALLED}. */
+  private <V> CompletionStage<V> stalled() {
+    return CompletableFuture.failedFuture(new NodeStalledException(backlog.refusal()));
+  }
+
+  /**
+   * Sends the sentinel from one of Lettuce's event executors, never from a connection's event
+   * loop: written there, it would overtake requests other threads handed over before it (see
+   * {@code LockEngine.dispatch}), and its answer would free them too early.
+   */
+  private void sendSentinelSoon() {
+    resources.eventExecutorGroup().execute(this::sendSentinel);
+  }
+
+  /**
+   * Sends one {@code PING} to a node set aside as silent, to learn when it answers again (see
+   * {@link NodeBacklog}); sends another when a request handed over after it was cut off, and
+   * tries again a moment later when it could not be sent. Stops once the node is back, the
+   * connection is lost (the backlog starts clean then) or this client is closed.
+   */
+  private void sendSentinel() {
+    if (closed || !backlog.isSilent()) {
+      return;
     }
+    RedisAsyncCommands<String, String> commands = commands();
+    if (commands == null) {
+      sendSentinelLater();
+      return;
+    }
+    long number = connectionNumber;
+    long before = backlog.position();
+    commands
+        .ping()
+        .whenComplete(
+            (pong, error) -> {
+              if (number != connectionNumber) {
+                return; // the connection was lost: the backlog started clean
+              }
+              Throwable cause = unwrap(error);
+              if (cause == null
+                  || cause instanceof io.lettuce.core.RedisCommandExecutionException) {
+                if (!backlog.sentinelAnswered(before)) {
+                  sendSentinelSoon();
+                }
+              } else {
+                sendSentinelLater();
+              }
+            });
+  }
+
+  private void sendSentinelLater() {
+    resources
+        .eventExecutorGroup()
+        .schedule(this::sendSentinel, SENTINEL_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** How soon a sentinel that could not be sent is tried again. */
+  private static final Duration SENTINEL_RETRY = Duration.ofMillis(200);
+
+  /** The node's backlog, for tests: what waits on it now and at most. */
+  NodeBacklog backlog() {
+    return backlog;
   }
 
   @Override
@@ -653,26 +718,26 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
-    CompletableFuture<Long> answer = new CompletableFuture<>();
-    commands
-        .<Long>eval(
-            Script.LOCK_FENCED.source(),
-            ScriptOutputType.INTEGER,
-            both(keys, counters),
-            token,
-            Long.toString(ttlMillis),
-            Integer.toString(keys.size()))
-        .whenComplete(
-            (result, error) -> {
-              if (error != null) {
-                answer.completeExceptionally(asVoteError(error));
-              } else if (result == null) {
-                answer.completeExceptionally(new IllegalStateException("no answer to lock-fenced"));
-              } else {
-                answer.complete(result);
-              }
-            });
-    return answer;
+    long size = size(keys, token, 30) + size(counters, "", 0) - NodeBacklog.OVERHEAD_BYTES;
+    if (!backlog.admit(size, false)) {
+      return stalled();
+    }
+    return new CountedVote<Long, Long>(backlog, size, LettuceNodeClient::fencedAnswer, false)
+        .follow(
+            commands.eval(
+                Script.LOCK_FENCED.source(),
+                ScriptOutputType.INTEGER,
+                both(keys, counters),
+                token,
+                Long.toString(ttlMillis),
+                Integer.toString(keys.size())));
+  }
+
+  private static Long fencedAnswer(Long result) {
+    if (result == null) {
+      throw new IllegalStateException("no answer to lock-fenced");
+    }
+    return result;
   }
 
   @Override
@@ -682,15 +747,19 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    return vote(
-        commands.<Long>eval(
-            Script.FENCE.source(),
-            ScriptOutputType.INTEGER,
-            both(keys, counters),
-            token,
-            Integer.toString(keys.size()),
-            Long.toString(fencingToken)),
-        LettuceNodeClient::isOne);
+    long size = size(keys, token, 30) + size(counters, "", 0) - NodeBacklog.OVERHEAD_BYTES;
+    if (!backlog.admit(size, false)) {
+      return stalled();
+    }
+    return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
+        .follow(
+            commands.<Long>eval(
+                Script.FENCE.source(),
+                ScriptOutputType.INTEGER,
+                both(keys, counters),
+                token,
+                Integer.toString(keys.size()),
+                Long.toString(fencingToken)));
   }
 
   private static String[] both(List<String> keys, List<String> counters) {
@@ -710,7 +779,11 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
-    return eval(commands, Script.EXTEND, keys, token, Long.toString(ttlMillis));
+    long size = size(keys, token, 20);
+    if (!backlog.admit(size, false)) {
+      return stalled();
+    }
+    return eval(commands, size, Script.EXTEND, keys, token, Long.toString(ttlMillis));
   }
 
   @Override
@@ -719,13 +792,19 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
+    // A node far behind gets no release: the key expires with its ttl (docs/safety.md, "A
+    // stalled node"). Releases have twice the room of votes, and go also to a silent node.
+    long size = size(keys, token, 0);
+    if (!backlog.admit(size, true)) {
+      return stalled();
+    }
     long number = connectionNumber;
     if (scriptLoadedOn != number) {
       // The node may not have the script: a release written once runs on its own, also if
       // the connection closes before the answer.
-      return eval(commands, Script.UNLOCK, keys, token);
+      return eval(commands, size, Script.UNLOCK, keys, token);
     }
-    return release(commands, number, keys, token);
+    return release(commands, number, size, keys, token);
   }
 
   /**
@@ -733,22 +812,17 @@ final class LettuceNodeClient implements NodeClient {
    * client is open: see the class comment on why that, and only that, may be re-sent.
    */
   private CompletionStage<Boolean> release(
-      RedisAsyncCommands<String, String> commands, long number, List<String> keys, String token) {
+      RedisAsyncCommands<String, String> commands,
+      long number,
+      long size,
+      List<String> keys,
+      String token) {
     String[] keyArray = keys.toArray(String[]::new);
-    CompletableFuture<Boolean> vote = new CompletableFuture<>();
-    commands
-        .<Long>evalsha(Script.UNLOCK.sha1(), ScriptOutputType.INTEGER, keyArray, token)
-        .whenComplete(
-            (result, error) -> {
-              if (error == null || !(unwrap(error) instanceof RedisNoScriptException)) {
-                settle(vote, result, error, LettuceNodeClient::isOne);
-                return;
-              }
+    return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
+        .onNoScript(
+            () -> {
               if (closed) {
-                vote.completeExceptionally(
-                    new ConnectException(
-                        name + " lost its scripts (NOSCRIPT) and this client is closed"));
-                return;
+                return null; // no connection is left for it: the NOSCRIPT error stands
               }
               log.debug("node={} lost the release script, sending it with EVAL", name);
               if (scriptLoadedOn == number) {
@@ -758,25 +832,25 @@ final class LettuceNodeClient implements NodeClient {
                   loadReleaseScript(conn);
                 }
               }
-              commands
-                  .<Long>eval(Script.UNLOCK.source(), ScriptOutputType.INTEGER, keyArray, token)
-                  .whenComplete(
-                      (retried, retryError) ->
-                          settle(vote, retried, retryError, LettuceNodeClient::isOne));
-            });
-    return vote;
+              return commands.<Long>eval(
+                  Script.UNLOCK.source(), ScriptOutputType.INTEGER, keyArray, token);
+            })
+        .follow(
+            commands.<Long>evalsha(
+                Script.UNLOCK.sha1(), ScriptOutputType.INTEGER, keyArray, token));
   }
 
   /** Runs {@code script} by {@code EVAL}, never re-sent: see the class comment. */
-  private static CompletionStage<Boolean> eval(
+  private CompletionStage<Boolean> eval(
       RedisAsyncCommands<String, String> commands,
+      long size,
       Script script,
       List<String> keys,
       String... args) {
-    return vote(
-        commands.<Long>eval(
-            script.source(), ScriptOutputType.INTEGER, keys.toArray(String[]::new), args),
-        LettuceNodeClient::isOne);
+    return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
+        .follow(
+            commands.<Long>eval(
+                script.source(), ScriptOutputType.INTEGER, keys.toArray(String[]::new), args));
   }
 
   private static boolean isOne(Long result) {
@@ -790,44 +864,6 @@ final class LettuceNodeClient implements NodeClient {
 
   private CompletionStage<Boolean> notConnected() {
     return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
-  }
-
-  /** The node's answer as a vote: one future per request, completed on Lettuce's event loop. */
-  private static <T> CompletionStage<Boolean> vote(CompletionStage<T> reply, Predicate<T> yes) {
-    return vote(reply, yes, new CompletableFuture<>());
-  }
-
-  /** The same, completing {@code vote}. */
-  private static <T> CompletionStage<Boolean> vote(
-      CompletionStage<T> reply, Predicate<T> yes, CompletableFuture<Boolean> vote) {
-    reply.whenComplete((result, error) -> settle(vote, result, error, yes));
-    return vote;
-  }
-
-  /**
-   * Completes {@code vote} with the answer, turning Lettuce's command timeout into a
-   * {@link TimeoutException}, as the SPI asks. The answer is delivered on Lettuce's event loop;
-   * the algorithm itself sends no request from there (see {@code LockEngine.dispatch}), and
-   * callers' futures complete elsewhere.
-   */
-  private static <T> void settle(
-      CompletableFuture<Boolean> vote, T result, Throwable error, Predicate<T> yes) {
-    if (error == null) {
-      vote.complete(yes.test(result));
-      return;
-    }
-    vote.completeExceptionally(asVoteError(error));
-  }
-
-  /** A failed request as the algorithm expects it: Lettuce's command timeout as a timeout. */
-  private static Throwable asVoteError(Throwable error) {
-    Throwable cause = unwrap(error);
-    if (cause instanceof RedisCommandTimeoutException) {
-      TimeoutException timeout = new TimeoutException(cause.getMessage());
-      timeout.initCause(cause);
-      cause = timeout;
-    }
-    return cause;
   }
 
   private static Throwable unwrap(Throwable error) {

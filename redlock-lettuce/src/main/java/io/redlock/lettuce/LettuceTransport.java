@@ -19,6 +19,7 @@ import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
 import io.redlock.spi.NodeTransport;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +35,13 @@ import java.util.concurrent.TimeUnit;
  * {@link java.util.ServiceLoader}; {@link io.redlock.Redlock#create(RedlockConfig)} uses it
  * without being asked.
  *
+ * <p>What waits on one node is bounded ({@link #MAX_PENDING_REQUESTS}, {@link
+ * #MAX_PENDING_BYTES}, and Lettuce's {@code requestQueueSize} for the whole connection), and a
+ * node that stops answering is set aside ({@link #STALLED_AFTER}): past a bound or while set
+ * aside, its votes fail at once as {@link io.redlock.NodeOutcome.Vote#STALLED}, and releases
+ * past twice the bound are not sent (their keys expire with the ttl). TCP keepalive and {@code
+ * TCP_USER_TIMEOUT} close a connection to a host that vanished.
+ *
  * <p>Flushes are consolidated (see {@link #consolidatingFlushes(NettyCustomizer)}): requests
  * that many threads send to one node while its event loop is busy leave in one write, not one
  * system call each. Resources passed in by the caller get this only if they were built with
@@ -45,6 +53,65 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LettuceTransport implements NodeTransport {
   private static final Set<String> SCHEMES = Set.of("redis", "rediss");
+
+  /**
+   * The most requests that may wait on one node for its answer when a vote request (lock,
+   * extend, fence) is sent: {@value}; a release or an undo is sent while fewer than twice as
+   * many wait. Past it, the request is not sent and its vote fails at once as {@code STALLED};
+   * see {@link io.redlock.NodeOutcome.Vote#STALLED} and docs/configuration.md.
+   */
+  public static final int MAX_PENDING_REQUESTS = 1024;
+
+  /**
+   * The same in bytes (the characters of the requests' keys and arguments, plus 64 per
+   * request): 4 MiB for a vote request, twice that for a release or an undo.
+   */
+  public static final long MAX_PENDING_BYTES = 4L << 20;
+
+  /**
+   * When at least this many vote requests in a row got no answer within the node timeout (or
+   * were refused by a bound above), over at least {@link #STALLED_AFTER_TIME} from the first
+   * of them, with no answer from the node in between, the node is set aside: its votes fail
+   * at once as {@code STALLED} (releases and undos are still sent while their bound allows)
+   * until it answers a {@code PING}. {@value}.
+   */
+  public static final int STALLED_AFTER = 3;
+
+  /** See {@link #STALLED_AFTER}: 1 s. */
+  public static final Duration STALLED_AFTER_TIME = Duration.ofSeconds(1);
+
+  /**
+   * Lettuce's own bound on the commands one connection holds ({@code requestQueueSize}): the
+   * votes' bound plus room for the restart guard's probes, the script load and the sentinel.
+   * A command past it fails at once: nothing on a connection grows without end.
+   */
+  static final int LETTUCE_QUEUE_SIZE = 2 * MAX_PENDING_REQUESTS + 256;
+
+  /**
+   * How long written data may stay unacknowledged before the kernel closes the connection
+   * ({@code TCP_USER_TIMEOUT}, with the native epoll transport): 2 minutes, instead of the 15
+   * minutes or so of retransmissions to a host that vanished. Not shorter: a stopped process
+   * whose socket buffer is full counts as unacknowledged too, and closing its connection
+   * gains nothing (its votes already fail at once, see {@link #STALLED_AFTER}) while it delays
+   * its return (a reconnect to a stopped process waits for the connect timeout, then backs off)
+   * and lets requests it had not read run after those of the next connection
+   * (docs/safety.md, "A stalled node").
+   */
+  public static final Duration TCP_USER_TIMEOUT = Duration.ofMinutes(2);
+
+  /**
+   * TCP keepalive on every connection: the first probe after this much idle time, then
+   * {@link #KEEPALIVE_INTERVAL} apart, {@link #KEEPALIVE_PROBES} unanswered probes close the
+   * connection (where Lettuce can set these on the socket; the system's settings otherwise):
+   * 10 s.
+   */
+  public static final Duration KEEPALIVE_IDLE = Duration.ofSeconds(10);
+
+  /** Time between keepalive probes: 2 s. */
+  public static final Duration KEEPALIVE_INTERVAL = Duration.ofSeconds(2);
+
+  /** Unanswered keepalive probes that close a connection: {@value}. */
+  public static final int KEEPALIVE_PROBES = 3;
 
   private final ClientResources resources;
   private final boolean ownsResources;
@@ -136,6 +203,14 @@ public final class LettuceTransport implements NodeTransport {
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
     RedisClient client = RedisClient.create(resources);
+    NodeBacklog backlog =
+        new NodeBacklog(
+            node.name(),
+            MAX_PENDING_REQUESTS,
+            MAX_PENDING_BYTES,
+            STALLED_AFTER,
+            STALLED_AFTER_TIME.toNanos(),
+            System::nanoTime);
     client.setOptions(
         ClientOptions.builder()
             .autoReconnect(true)
@@ -145,6 +220,9 @@ public final class LettuceTransport implements NodeTransport {
             // Never re-send a command after a reconnect: the algorithm decided without it long
             // ago, and a lock or extension replayed after its release would leave a key behind.
             .replayFilter(command -> true)
+            // The backstop: whatever a node does, one connection holds a bounded number of
+            // commands (NodeBacklog bounds the votes below it, with a reason).
+            .requestQueueSize(LETTUCE_QUEUE_SIZE)
             .timeoutOptions(
                 TimeoutOptions.builder()
                     .timeoutSource(new CommandTimeouts(node.nodeTimeout()))
@@ -153,9 +231,24 @@ public final class LettuceTransport implements NodeTransport {
                 SocketOptions.builder()
                     .connectTimeout(node.connectTimeout())
                     .tcpNoDelay(true)
+                    // A host that vanished (powered off, behind a firewall that drops packets)
+                    // is noticed in seconds, and its connection closed and re-opened.
+                    .keepAlive(
+                        SocketOptions.KeepAliveOptions.builder()
+                            .enable()
+                            .idle(KEEPALIVE_IDLE)
+                            .interval(KEEPALIVE_INTERVAL)
+                            .count(KEEPALIVE_PROBES)
+                            .build())
+                    .tcpUserTimeout(
+                        SocketOptions.TcpUserTimeoutOptions.builder()
+                            .enable()
+                            .tcpUserTimeout(TCP_USER_TIMEOUT)
+                            .build())
                     .build())
             .build());
-    LettuceNodeClient opened = new LettuceNodeClient(node.name(), client, redisUri, resources);
+    LettuceNodeClient opened =
+        new LettuceNodeClient(node.name(), client, redisUri, resources, backlog);
     opened.connect();
     return opened;
   }

@@ -55,7 +55,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       confirmation round of a fenced acquisition; {@code extend}) and {@code outcome}
  *       ({@code granted}, {@code taken}, {@code timeout}, {@code error}, {@code held_back}: a
  *       node the restart guard does not count now, not asked; {@code untrusted}: a node whose
- *       fencing counters are not trusted, in a {@code fence} round), counted once the round
+ *       fencing counters are not trusted, in a {@code fence} round; {@code stalled}: a node
+ *       that stopped answering or whose backlog is full, not asked), counted once the round
  *       settled;
  *   <li>{@code redlock.lease.extend}: timer, tagged {@code outcome} ({@code extended},
  *       {@code unconfirmed}, {@code lost});

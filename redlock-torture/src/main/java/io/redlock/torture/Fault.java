@@ -6,7 +6,11 @@ public enum Fault {
   KILL,
   /** Kill one node and start it again at once, without its keys unless persistence is on. */
   RESTART_EMPTY,
-  /** SIGSTOP one node for a while (up to one ttl), then SIGCONT. */
+  /**
+   * SIGSTOP one node for a stall of {@link Nemesis#STALL_MIN} to {@link Nemesis#STALL_MIN} +
+   * {@link Nemesis#STALL_SPREAD} (at most a tenth of the run), then SIGCONT: long enough for
+   * the clients to set the node aside and for its backlog to reach its bound.
+   */
   PAUSE,
   /** Keep one node busy with {@code DEBUG SLEEP} (a slow command) for up to half a ttl. */
   SLOW_COMMAND,
@@ -14,7 +18,10 @@ public enum Fault {
   PARTITION,
   /** Add latency and jitter to one node's traffic, around the node timeout, for a while. */
   LATENCY,
-  /** Swallow one node's traffic without closing connections, for a while. */
+  /**
+   * Swallow one node's traffic without closing connections, for a stall as long as a {@link
+   * #PAUSE}.
+   */
   BLACKHOLE,
   /**
    * Stop one client for longer than its lease is valid, as a long GC pause would: before it

@@ -151,7 +151,7 @@ final class Nemesis implements Runnable {
       case PAUSE -> {
         servers.pause(node);
         record(fault, "start", List.of(node), "", "");
-        sleepUntilOrEnd(ttl / 4 + random.nextInt((int) ttl + 1));
+        sleepUntilOrEnd(stallMillis());
         servers.resume(node);
         record(fault, "end", List.of(node), "", "");
       }
@@ -188,7 +188,7 @@ final class Nemesis implements Runnable {
       case BLACKHOLE -> {
         proxies.blackhole(node);
         record(fault, "start", List.of(node), "", "");
-        sleepUntilOrEnd(ttl / 4 + random.nextInt((int) ttl / 2 + 1));
+        sleepUntilOrEnd(stallMillis());
         proxies.healNode(node);
         record(fault, "end", List.of(node), "", "");
       }
@@ -199,6 +199,27 @@ final class Nemesis implements Runnable {
       }
       case MAJORITY_RESTART -> majorityRestart();
     }
+  }
+
+  /**
+   * The shortest stall ({@link Fault#PAUSE}, {@link Fault#BLACKHOLE}): 5 s, past the
+   * transport's 1 s after which a silent node is set aside and the restart guard's 5 s after
+   * which an unconfirmed node stops counting, so that a stall goes through both and the node
+   * comes back through the guard; and long enough for a busy client's backlog on the node to
+   * reach its bound.
+   */
+  static final java.time.Duration STALL_MIN = java.time.Duration.ofSeconds(5);
+
+  /** How much longer than {@link #STALL_MIN} a stall may last, at random: up to 10 s. */
+  static final java.time.Duration STALL_SPREAD = java.time.Duration.ofSeconds(10);
+
+  /**
+   * A stall's length: {@link #STALL_MIN} plus up to {@link #STALL_SPREAD}, but at most a
+   * tenth of the run, so that a short run (as in CI) still sees several kinds of fault.
+   */
+  private long stallMillis() {
+    long stall = STALL_MIN.toMillis() + random.nextInt((int) STALL_SPREAD.toMillis() + 1);
+    return Math.min(stall, options.duration().toMillis() / 10);
   }
 
   /** Waits (briefly) for some client to hold a lease, then restarts a majority empty. */

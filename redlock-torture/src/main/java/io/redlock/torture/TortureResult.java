@@ -21,6 +21,7 @@ import java.util.Map;
  * @param history every lease and every piece of work
  * @param violations what the checker found; empty for a safe run
  * @param fenced with fencing, what the fenced store took, refused and lost; else null
+ * @param heap the clients' heap, when they ran in the runner's JVM; else null
  */
 public record TortureResult(
     TortureOptions options,
@@ -32,7 +33,17 @@ public record TortureResult(
     List<FaultRecord> faults,
     History history,
     List<Violation> violations,
-    Fenced fenced) {
+    Fenced fenced,
+    ClientHeap heap) {
+
+  /**
+   * The heap of the JVM the clients ran in, in MiB: what a stalled node costs them shows here.
+   *
+   * @param startMiB in use after a full GC, before the clients started
+   * @param mostMiB the most in use at a once-a-second sample during the run (garbage included)
+   * @param endMiB in use after a full GC, once the clients stopped (their Redlocks still open)
+   */
+  public record ClientHeap(double startMiB, double mostMiB, double endMiB) {}
 
   /**
    * What the fenced store of a fenced run saw.
@@ -108,6 +119,20 @@ public record TortureResult(
           String.format(
               Locale.ROOT, "%-34s %d%n", "late writes, no successor yet", fenced.lateAlone()));
       text.append(String.format(Locale.ROOT, "%-34s %d%n", "lost updates", fenced.lostUpdates()));
+    }
+    if (heap != null) {
+      text.append(
+          String.format(
+              Locale.ROOT,
+              "%-34s %.1f / %.1f / %.1f MiB%n",
+              "client heap: start / most / end",
+              heap.startMiB(),
+              heap.mostMiB(),
+              heap.endMiB()));
+    } else {
+      text.append(
+          String.format(
+              Locale.ROOT, "%-34s %s%n", "client heap", "not measured (client processes)"));
     }
     text.append(String.format(Locale.ROOT, "%-34s %d%n", "violations", violations.size()));
     for (Violation violation : violations.subList(0, Math.min(10, violations.size()))) {

@@ -193,9 +193,11 @@ public final class TortureRun {
         threads.add(new Thread(client, "torture-" + client.name()));
       }
       Nemesis nemesis = setting.nemesis(clients, end);
+      HeapMeter heap = new HeapMeter();
       setting.listener().started(setting.servers(), start);
-      runAll(threads, nemesis, start, setting.counters(), setting.listener());
-      return result(options, start, setting.counters(), nemesis, setting.history(), store);
+      runAll(threads, nemesis, start, setting.counters(), setting.listener(), heap);
+      return result(
+          options, start, setting.counters(), nemesis, setting.history(), store, heap.end());
     } finally {
       redlocks.forEach(Redlock::close);
     }
@@ -301,7 +303,7 @@ public final class TortureRun {
           throw new IllegalStateException("could not read client process " + p + "'s history", e);
         }
       }
-      return result(options, start, setting.counters(), nemesis, setting.history(), null);
+      return result(options, start, setting.counters(), nemesis, setting.history(), null, null);
     } catch (IOException e) {
       throw new IllegalStateException("could not start a client process: " + e.getMessage(), e);
     } finally {
@@ -351,7 +353,8 @@ public final class TortureRun {
       Nemesis nemesis,
       long start,
       TortureCounters counters,
-      TortureListener listener)
+      TortureListener listener,
+      HeapMeter heap)
       throws InterruptedException {
     Thread nemesisThread = new Thread(nemesis, "torture-nemesis");
     threads.forEach(Thread::start);
@@ -359,6 +362,9 @@ public final class TortureRun {
     try {
       while (threads.stream().anyMatch(Thread::isAlive) || nemesisThread.isAlive()) {
         Thread.sleep(1_000);
+        if (heap != null) {
+          heap.sample();
+        }
         listener.progress(
             new Progress(
                 Duration.ofNanos(System.nanoTime() - start),
@@ -382,7 +388,8 @@ public final class TortureRun {
       TortureCounters counters,
       Nemesis nemesis,
       History history,
-      FencedStore store) {
+      FencedStore store,
+      TortureResult.ClientHeap heap) {
     List<Violation> violations = new ArrayList<>(SafetyChecker.check(history));
     TortureResult.Fenced fenced = null;
     if (store != null) {
@@ -426,7 +433,36 @@ public final class TortureRun {
         nemesis.records(),
         history,
         List.copyOf(violations),
-        fenced);
+        fenced,
+        heap);
+  }
+
+  /**
+   * The heap of this JVM, where the clients run in threads: after a full GC at the start and
+   * the end, and the most in use at the once-a-second samples in between.
+   */
+  private static final class HeapMeter {
+    private final double start = afterGc();
+    private double most = start;
+
+    void sample() {
+      most = Math.max(most, inUse());
+    }
+
+    TortureResult.ClientHeap end() {
+      double end = afterGc();
+      return new TortureResult.ClientHeap(start, Math.max(most, end), end);
+    }
+
+    private static double inUse() {
+      return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed()
+          / (1024.0 * 1024.0);
+    }
+
+    private static double afterGc() {
+      System.gc();
+      return inUse();
+    }
   }
 
   /**

@@ -22,7 +22,8 @@ class TortureResultTest {
         List.of(),
         new History(),
         List.of(),
-        fenced);
+        fenced,
+        null);
   }
 
   @Test

@@ -1,0 +1,212 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The per-node bounds and the silence rule, without a network or a clock. */
+class NodeBacklogTest {
+  private static final long SILENT_FOR = 1_000_000_000L;
+
+  private final AtomicInteger sentinels = new AtomicInteger();
+
+  /** The clock: each reading is 0.5 s after the previous one. */
+  private final AtomicLong now = new AtomicLong();
+
+  private NodeBacklog backlog(int maxRequests, long maxBytes, int silentAfter) {
+    NodeBacklog backlog =
+        new NodeBacklog(
+            "node",
+            maxRequests,
+            maxBytes,
+            silentAfter,
+            SILENT_FOR,
+            () -> now.getAndAdd(500_000_000L));
+    backlog.onSilent(sentinels::incrementAndGet);
+    return backlog;
+  }
+
+  /** Admits and hands over one request: its place. */
+  private static long send(NodeBacklog backlog, long size) {
+    assertThat(backlog.admit(size, false)).isTrue();
+    return backlog.advance();
+  }
+
+  @Test
+  void refusesTheRequestPastTheCountBoundAndAdmitsAgainOnceOneIsAnswered() {
+    NodeBacklog backlog = backlog(2, 1_000, 100);
+    long before = backlog.position();
+    send(backlog, 10);
+    send(backlog, 10);
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.refusal()).contains("backlog full").contains("at most 2");
+    backlog.answered(before, 10);
+    assertThat(backlog.admit(10, false)).isTrue();
+    assertThat(backlog.peakRequests()).isEqualTo(2);
+  }
+
+  @Test
+  void refusesTheRequestPastTheByteBound() {
+    NodeBacklog backlog = backlog(100, 100, 100);
+    assertThat(backlog.admit(60, false)).isTrue();
+    assertThat(backlog.admit(60, false)).isFalse();
+    assertThat(backlog.bytes()).isEqualTo(60);
+    assertThat(backlog.admit(40, false)).isTrue();
+    assertThat(backlog.peakBytes()).isEqualTo(100);
+  }
+
+  @Test
+  void aCutOffRequestStaysCountedUntilARequestHandedOverAfterItIsAnswered() {
+    NodeBacklog backlog = backlog(10, 1_000, 100);
+    long beforeEarly = backlog.position();
+    send(backlog, 10);
+    long beforeCut = backlog.position();
+    long cut = send(backlog, 10);
+    backlog.cutOff(cut, 10); // its round cancelled it: Lettuce may still hold it
+    assertThat(backlog.requests()).isEqualTo(2);
+    // An answer to a request handed over before it proves nothing about it.
+    backlog.answered(beforeEarly, 10);
+    assertThat(backlog.requests()).isEqualTo(1);
+    assertThat(beforeCut).isLessThan(cut);
+    long beforeLater = backlog.position();
+    send(backlog, 10);
+    backlog.answered(beforeLater, 10);
+    assertThat(backlog.requests()).isZero();
+    assertThat(backlog.bytes()).isZero();
+  }
+
+  @Test
+  void aSteadyStreamOfCutOffsDoesNotKeepTheAnsweredOnesCounted() {
+    // A node about as slow as the node timeout: every other request is cut off, each answer
+    // frees what was handed over before its own request.
+    NodeBacklog backlog = backlog(100, 100_000, 1_000_000);
+    for (int i = 0; i < 1_000; i++) {
+      long before = backlog.position();
+      send(backlog, 10);
+      long cut = send(backlog, 10);
+      backlog.cutOff(cut, 10);
+      backlog.answered(before, 10);
+    }
+    assertThat(backlog.requests()).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void setsTheNodeAsideAfterRequestsInARowWithoutAnAnswerAndRefusesEveryVoteThen() {
+    NodeBacklog backlog = backlog(100, 1_000, 3);
+    for (int i = 0; i < 3; i++) {
+      assertThat(backlog.isSilent()).isFalse();
+      backlog.cutOff(send(backlog, 10), 10);
+    }
+    assertThat(backlog.isSilent()).isTrue();
+    assertThat(sentinels).hasValue(1);
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.refusal()).contains("set aside");
+    assertThat(backlog.refused()).isEqualTo(1);
+  }
+
+  @Test
+  void releasesHaveTwiceTheRoomOfVotesAndStillGoToASilentNode() {
+    NodeBacklog backlog = backlog(2, 1_000, 3);
+    send(backlog, 10);
+    send(backlog, 10);
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.admit(10, true)).isTrue();
+    assertThat(backlog.admit(10, true)).isTrue();
+    assertThat(backlog.admit(10, true)).as("past twice the bound").isFalse();
+    backlog.admit(10, false);
+    assertThat(backlog.isSilent()).as("three refusals in a row over a second").isTrue();
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.requests()).isEqualTo(4);
+    backlog.answered(0, 10); // one of the first two is answered: room for one release
+    assertThat(backlog.isSilent()).as("until a sentinel is answered").isTrue();
+    assertThat(backlog.admit(10, true)).isTrue();
+    assertThat(backlog.peakRequests()).isEqualTo(4);
+  }
+
+  @Test
+  void aReleaseIsSentToASilentNodeWhileItsBoundAllows() {
+    NodeBacklog backlog = backlog(100, 1_000, 3);
+    for (int i = 0; i < 3; i++) {
+      backlog.cutOff(send(backlog, 10), 10);
+    }
+    assertThat(backlog.isSilent()).isTrue();
+    assertThat(backlog.admit(10, false)).isFalse();
+    assertThat(backlog.admit(10, true)).isTrue();
+  }
+
+  @Test
+  void manyRequestsWithoutAnAnswerInAShortTimeAreNotAStall() {
+    NodeBacklog backlog =
+        new NodeBacklog("node", 100, 1_000, 3, SILENT_FOR, () -> 5L); // time stands still
+    for (int i = 0; i < 50; i++) {
+      backlog.cutOff(send(backlog, 10), 10);
+    }
+    assertThat(backlog.isSilent()).isFalse();
+  }
+
+  @Test
+  void anAnswerBetweenTimeoutsResetsTheCount() {
+    NodeBacklog backlog = backlog(100, 1_000, 3);
+    for (int round = 0; round < 5; round++) {
+      backlog.late();
+      backlog.late();
+      backlog.progress(backlog.position());
+    }
+    assertThat(backlog.isSilent()).isFalse();
+  }
+
+  @Test
+  void refusalsForAFullBacklogCountAsUnanswered() {
+    NodeBacklog backlog = backlog(1, 1_000, 3);
+    send(backlog, 10);
+    backlog.admit(10, false);
+    backlog.admit(10, false);
+    assertThat(backlog.isSilent()).isFalse();
+    backlog.admit(10, false);
+    assertThat(backlog.isSilent()).isTrue();
+  }
+
+  @Test
+  void theNodeIsBackOnceASentinelHandedOverAfterEveryCutOffIsAnswered() {
+    NodeBacklog backlog = backlog(100, 1_000, 3);
+    long[] places = new long[4];
+    for (int i = 0; i < 4; i++) {
+      places[i] = send(backlog, 10);
+    }
+    for (int i = 0; i < 3; i++) {
+      backlog.cutOff(places[i], 10);
+    }
+    assertThat(backlog.isSilent()).isTrue();
+    long sentinel = backlog.position();
+    assertThat(backlog.sentinelAnswered(sentinel)).isTrue();
+    assertThat(backlog.isSilent()).isFalse();
+    assertThat(backlog.requests()).as("the fourth, still counted by itself").isEqualTo(1);
+  }
+
+  @Test
+  void aSentinelHandedOverBeforeTheSilenceDoesNotEndIt() {
+    NodeBacklog backlog = backlog(100, 1_000, 3);
+    long early = backlog.position();
+    for (int i = 0; i < 3; i++) {
+      backlog.cutOff(send(backlog, 10), 10);
+    }
+    assertThat(backlog.sentinelAnswered(early)).isFalse();
+    assertThat(backlog.isSilent()).isTrue();
+  }
+
+  @Test
+  void aLostConnectionFreesTheCutOffPartAndEndsTheSilence() {
+    NodeBacklog backlog = backlog(100, 1_000, 3);
+    for (int i = 0; i < 3; i++) {
+      backlog.cutOff(send(backlog, 10), 10);
+    }
+    assertThat(backlog.isSilent()).isTrue();
+    backlog.connectionLost();
+    assertThat(backlog.isSilent()).isFalse();
+    assertThat(backlog.requests()).isZero();
+    assertThat(backlog.bytes()).isZero();
+    assertThat(backlog.admit(10, false)).isTrue();
+  }
+}
