@@ -96,19 +96,17 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
    * A provider over {@code redlock}, which the caller keeps and closes, whose lock {@code
    * name} is the resource {@code <namespace>:<name>}.
    *
-   * @param namespace for example the application's name; not empty, without whitespace
+   * @param namespace for example the application's name; not empty
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if the namespace is empty or holds whitespace
+   * @throws IllegalArgumentException if the namespace is empty
    */
   public RedlockLockProvider(Redlock redlock, String namespace) {
     this.redlock = Objects.requireNonNull(redlock, "redlock");
     Objects.requireNonNull(namespace, "namespace");
-    if (namespace.isEmpty() || namespace.chars().anyMatch(Character::isWhitespace)) {
+    if (namespace.isEmpty()) {
       throw new IllegalArgumentException(
-          "namespace '"
-              + namespace
-              + "' is not accepted: it must be a non-empty name without whitespace,"
-              + " for example the application's name");
+          "namespace '' is not accepted: it must not be empty; use for example the"
+              + " application's name");
     }
     this.namespace = namespace;
   }
