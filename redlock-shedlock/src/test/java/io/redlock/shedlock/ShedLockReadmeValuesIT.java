@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.redlock.LockUnavailableException;
+import io.redlock.NodeOutcome;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockEvent;
@@ -244,8 +245,17 @@ class ShedLockReadmeValuesIT {
         assertThatThrownBy(
                 () -> executor.executeWithLock((Runnable) runs::incrementAndGet, readme("report")))
             .isInstanceOf(LockUnavailableException.class)
-            .hasMessageContaining("TIMEOUT")
-            .satisfies(e -> assertThat(((LockUnavailableException) e).heldElsewhere()).isFalse());
+            .hasMessageContaining(servers.uri(0))
+            .satisfies(
+                e -> {
+                  LockUnavailableException outage = (LockUnavailableException) e;
+                  assertThat(outage.heldElsewhere()).isFalse();
+                  // Paused: they time out (or, once a probe timed out, are held back).
+                  assertThat(outage.lastOutcomes().subList(0, 3))
+                      .extracting(NodeOutcome::vote)
+                      .allMatch(
+                          v -> v == NodeOutcome.Vote.TIMEOUT || v == NodeOutcome.Vote.HELD_BACK);
+                });
       } finally {
         for (int i = 0; i < 3; i++) {
           servers.resume(i);
@@ -253,7 +263,18 @@ class ShedLockReadmeValuesIT {
       }
       assertThat(runs).as("runs during the outage").hasValue(0);
 
-      executor.executeWithLock((Runnable) runs::incrementAndGet, readme("report"));
+      // The restart guard counts the resumed nodes again at its next successful probe; until
+      // then a run fails as above.
+      Timing.await(
+          "a run once the resumed nodes count again",
+          () -> {
+            try {
+              executor.executeWithLock((Runnable) runs::incrementAndGet, readme("report"));
+            } catch (LockUnavailableException notYet) {
+              assertThat(notYet.heldElsewhere()).isFalse();
+            }
+            return runs.get() > 0;
+          });
       assertThat(runs).as("runs once the nodes answer again").hasValue(1);
     }
   }
