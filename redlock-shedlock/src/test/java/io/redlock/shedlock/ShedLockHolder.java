@@ -12,7 +12,8 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
  * Redlock} and keeps it, printing {@value #LOCKED} once it holds it, until it is killed: the
  * holder whose death {@link ShedLockReadmeValuesIT} watches.
  *
- * <p>Arguments: namespace, lock name, then the node URIs.
+ * <p>Arguments: namespace, lock name, node timeout (ISO-8601, as the test's own {@code
+ * Redlock}), then the node URIs.
  */
 public final class ShedLockHolder {
   static final String LOCKED = "LOCKED";
@@ -24,7 +25,10 @@ public final class ShedLockHolder {
     String name = args[1];
     Redlock redlock =
         Redlock.create(
-            RedlockConfig.builder().nodes(Arrays.asList(args).subList(2, args.length)).build());
+            RedlockConfig.builder()
+                .nodeTimeout(Duration.parse(args[2]))
+                .nodes(Arrays.asList(args).subList(3, args.length))
+                .build());
     RedlockLockProvider provider = new RedlockLockProvider(redlock, namespace);
     Duration fourteenMinutes = Duration.ofMinutes(14);
     provider

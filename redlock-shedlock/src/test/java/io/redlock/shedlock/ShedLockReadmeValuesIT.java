@@ -43,9 +43,14 @@ import org.junit.jupiter.api.Timeout;
 /**
  * ShedLock with the values of its README ({@code @SchedulerLock(lockAtMostFor = "14m",
  * lockAtLeastFor = "14m")}) and KeepAliveLockProvider's, on a {@code Redlock} with the default
- * configuration (ttl 30 s, maxTtl 1 min, node timeout 50 ms, restart guard on), run through
- * ShedLock's own executor, {@code LockExtender} and {@code KeepAliveLockProvider}. Runs on
- * ShedLock 6 and, in a second failsafe execution, on ShedLock 7.
+ * configuration (ttl 30 s, maxTtl 1 min, restart guard on), run through ShedLock's own
+ * executor, {@code LockExtender} and {@code KeepAliveLockProvider}. Runs on ShedLock 6 and, in
+ * a second failsafe execution, on ShedLock 7.
+ *
+ * <p>One setting differs from its default: the node timeout is 500 ms, not 50 ms. A lock is
+ * one attempt, and an attempt that a loaded machine answers later than the node timeout now
+ * fails loudly (the point of one of these cases); the node timeout is not what the others
+ * test. The slow nodes are slower than 500 ms.
  *
  * <p>Each case waits for what it shows (an extension, a lock freed by a dead holder) with a
  * deadline; the longest waits are one default ttl.
@@ -69,8 +74,13 @@ class ShedLockReadmeValuesIT {
     }
   }
 
+  private static final Duration PATIENT_NODE_TIMEOUT = Duration.ofMillis(500);
+
+  /** Slower than {@link #PATIENT_NODE_TIMEOUT}: a round on such nodes is not confirmed. */
+  private static final Duration SLOW = Duration.ofSeconds(1);
+
   private static RedlockConfig.Builder defaults(List<String> nodes) {
-    return RedlockConfig.builder().nodes(nodes);
+    return RedlockConfig.builder().nodes(nodes).nodeTimeout(PATIENT_NODE_TIMEOUT);
   }
 
   private static String namespace() {
@@ -92,11 +102,18 @@ class ShedLockReadmeValuesIT {
     return count;
   }
 
-  /** Every node holds {@code key} with a short ttl: at most one default ttl left. */
+  /**
+   * A majority of the nodes hold {@code key}, and every node that holds it has a short ttl: at
+   * most one default ttl left. (A node the restart guard had not probed yet when the lock was
+   * taken was not asked, and may not hold it.)
+   */
   private static void assertHeldWithAShortTtl(String key) throws InterruptedException {
-    Timing.await(
-        key + " held with a ttl within " + DEFAULT_TTL + " on every node",
-        () -> nodes(key, pttl -> pttl > 0 && pttl <= DEFAULT_TTL.toMillis()) == servers.size());
+    assertThat(nodes(key, pttl -> pttl > DEFAULT_TTL.toMillis() || pttl == -1))
+        .as("nodes that hold %s with more than %s left, or without a ttl", key, DEFAULT_TTL)
+        .isZero();
+    assertThat(nodes(key, pttl -> pttl > 0))
+        .as("nodes that hold %s", key)
+        .isGreaterThanOrEqualTo(servers.size() / 2 + 1);
   }
 
   /** Runs {@code task} on another thread, as another instance's scheduler would. */
@@ -182,6 +199,7 @@ class ShedLockReadmeValuesIT {
     command.add(ShedLockHolder.class.getName());
     command.add(namespace);
     command.add("report");
+    command.add(PATIENT_NODE_TIMEOUT.toString());
     command.addAll(servers.uris());
     Process holder = new ProcessBuilder(command).redirectErrorStream(true).start();
     List<String> output = new CopyOnWriteArrayList<>();
@@ -335,7 +353,7 @@ class ShedLockReadmeValuesIT {
             (LockingTaskExecutor.Task)
                 () -> {
                   for (int i = 0; i < 3; i++) {
-                    fleet.latency(i, Duration.ofMillis(200), Duration.ZERO); // > node timeout
+                    fleet.latency(i, SLOW, Duration.ZERO); // > node timeout
                   }
                   healer.start();
                   LockExtender.extendActiveLock(FOURTEEN_MINUTES, FOURTEEN_MINUTES);
@@ -392,7 +410,7 @@ class ShedLockReadmeValuesIT {
             (LockingTaskExecutor.Task)
                 () -> {
                   for (int i = 0; i < 3; i++) {
-                    fleet.latency(i, Duration.ofMillis(200), Duration.ZERO); // > node timeout
+                    fleet.latency(i, SLOW, Duration.ZERO); // > node timeout
                   }
                   healer.start();
                   Timing.await(
