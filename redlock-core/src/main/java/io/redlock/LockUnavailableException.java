@@ -76,6 +76,27 @@ public final class LockUnavailableException extends RedlockException {
     return elapsed;
   }
 
+  /**
+   * Whether other holders alone kept the last attempt from a majority: the nodes that answered
+   * "held by another token" ({@link NodeOutcome.Vote#TAKEN}) were so many that a majority could
+   * not have granted even if every node that failed, timed out or was held back by the
+   * restart guard had granted. {@code false} means node failures (or the restart guard)
+   * decided it: the lock might have been had with the nodes answering, which is an outage to
+   * report rather than contention. The same rule as the acquisition's WARN on node failures.
+   *
+   * @since 0.1.0
+   */
+  public boolean heldElsewhere() {
+    int mightHaveGranted = 0;
+    for (NodeOutcome outcome : lastOutcomes) {
+      switch (outcome.vote()) {
+        case GRANTED, TIMEOUT, ERROR, HELD_BACK, UNTRUSTED -> mightHaveGranted++;
+        default -> {} // TAKEN, and PENDING: a round decided early by TAKEN answers
+      }
+    }
+    return mightHaveGranted < lastOutcomes.size() / 2 + 1;
+  }
+
   /** What each node answered in the last attempt, in node order. */
   public List<NodeOutcome> lastOutcomes() {
     return lastOutcomes;

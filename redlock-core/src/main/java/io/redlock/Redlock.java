@@ -268,6 +268,27 @@ public final class Redlock implements AutoCloseable {
     }
   }
 
+  /**
+   * Makes exactly one attempt at {@code resource} for {@code ttl}, as
+   * {@link #tryAcquire(Collection, Duration)} does, but reports a failure by throwing instead
+   * of returning empty, so that the caller can tell a lock held by another client
+   * ({@link LockUnavailableException#heldElsewhere()}) from nodes that did not answer. For
+   * adapters whose framework treats the two differently (ShedLock skips a task whose lock is
+   * held, and reports one it could not lock because of an outage).
+   *
+   * @return a valid lease
+   * @throws LockUnavailableException if a majority did not grant it in time; the undo of the
+   *     attempt has been sent, as for {@link #tryAcquire(Collection, Duration)}
+   * @throws IllegalArgumentException if the resource name is not accepted
+   * @throws RedlockConfigException if the ttl is not accepted under the configuration
+   * @throws IllegalStateException if this instance is closed
+   * @throws InterruptedException if interrupted while waiting; the attempt is undone
+   * @since 0.1.0
+   */
+  public Lease attempt(String resource, Duration ttl) throws InterruptedException {
+    return await(engine.acquire(one(resource), ttl, false));
+  }
+
   /** Acquires {@code resource} without blocking; see {@link #acquireAsync(Collection, Duration)}. */
   public CompletableFuture<Lease> acquireAsync(String resource, Duration ttl) {
     return acquireAsync(one(resource), ttl);

@@ -216,7 +216,11 @@ public final class RedlockConfig {
     return retryJitter;
   }
 
-  /** Longest total time an acquisition keeps retrying; it also stops at {@link #retryCount()}. */
+  /**
+   * Longest total time an acquisition keeps retrying; it also stops at {@link #retryCount()}.
+   * Also how long {@link RedlockLock#lock()} waits out an outage (no majority answering, in a
+   * row) before it throws.
+   */
   public Duration maxWait() {
     return maxWait;
   }

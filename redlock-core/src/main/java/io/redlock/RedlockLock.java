@@ -116,10 +116,18 @@ public final class RedlockLock implements Lock {
   }
 
   /**
-   * Acquires the lock, waiting as long as it takes: when one retry budget of the
-   * configuration is spent, it waits a retry delay and starts another. Not interruptible: an
-   * interrupt is remembered and the flag set again when this returns or throws.
+   * Acquires the lock, waiting as long as it is held elsewhere: when one retry budget of the
+   * configuration is spent, it waits a retry delay and starts another. It gives up on an
+   * outage, not on contention: once the retry budgets failed for want of answers (their last
+   * attempts not refused by another holder, {@link LockUnavailableException#heldElsewhere()}
+   * false: nodes down, timing out or held back by the restart guard) for at least
+   * {@link RedlockConfig#maxWait()} (10 s by default) in a row, it throws. Any budget that
+   * shows the lock held elsewhere starts that count afresh. Not interruptible: an interrupt is
+   * remembered and the flag set again when this returns or throws.
    *
+   * @throws LockUnavailableException when no majority answered for {@code maxWait}, with the
+   *     last attempt's outcome on every node; the local lock is free again and every attempt
+   *     was undone on the nodes, as for {@link Redlock#acquire(String, Duration)}
    * @throws LeaseLostException if the current thread holds this lock already but its lease
    *     was lost (no hold is counted then)
    * @throws IllegalStateException if the {@link Redlock} is closed
@@ -145,9 +153,12 @@ public final class RedlockLock implements Lock {
 
   /**
    * Like {@link #lock()}, but stops when the current thread is interrupted, and then holds
-   * nothing: neither the local lock nor a lease (one granted meanwhile is released).
+   * nothing: neither the local lock nor a lease (one granted meanwhile is released). Gives up
+   * on an outage as {@link #lock()} does.
    *
    * @throws InterruptedException if interrupted before or while waiting
+   * @throws LockUnavailableException when no majority answered for {@link
+   *     RedlockConfig#maxWait()}, as for {@link #lock()}
    * @throws LeaseLostException if the current thread holds this lock already but its lease
    *     was lost
    * @throws IllegalStateException if the {@link Redlock} is closed
@@ -370,10 +381,13 @@ public final class RedlockLock implements Lock {
   /**
    * Acquires a lease, one retry budget after another (with a retry delay between them),
    * until one succeeds or, if {@code bounded}, the deadline passes ({@code null} then).
+   * Unbounded, it throws once the budgets failed for want of answers for {@code maxWait} in a
+   * row (see {@link #lock()}).
    */
   private Lease acquire(Waiting waiting, boolean bounded, long deadline)
       throws InterruptedException {
     TimeSource time = engine.time();
+    Outage outage = new Outage(engine.config().maxWait().toNanos());
     while (true) {
       long left = bounded ? deadline - time.nanoTime() : Long.MAX_VALUE;
       if (left <= 0) {
@@ -402,6 +416,10 @@ public final class RedlockLock implements Lock {
       }
       if (attempt.isCancelled()) {
         return null; // the deadline passed
+      }
+      LockUnavailableException failure = waiting.takeFailure();
+      if (!bounded && failure != null) {
+        outage.failed(failure, time.nanoTime()); // throws once it lasted maxWait
       }
       left = bounded ? deadline - time.nanoTime() : Long.MAX_VALUE;
       long pause = Math.min(engine.retryDelayNanos(), left);
@@ -446,6 +464,7 @@ public final class RedlockLock implements Lock {
       } catch (ExecutionException e) {
         Throwable cause = e.getCause();
         if (cause instanceof LockUnavailableException) {
+          waiting.failure = (LockUnavailableException) cause;
           return null;
         }
         if (cause instanceof RuntimeException) {
@@ -459,10 +478,21 @@ public final class RedlockLock implements Lock {
     }
   }
 
-  /** How one call waits: whether interrupts stop it, and whether one was swallowed. */
+  /**
+   * How one call waits: whether interrupts stop it, whether one was swallowed, and how its
+   * last retry budget failed.
+   */
   private static final class Waiting {
     final boolean interruptible;
     boolean interrupted;
+    LockUnavailableException failure;
+
+    /** The failure of the budget just awaited, if it failed; cleared. */
+    LockUnavailableException takeFailure() {
+      LockUnavailableException taken = failure;
+      failure = null;
+      return taken;
+    }
 
     Waiting(boolean interruptible) {
       this.interruptible = interruptible;
@@ -471,6 +501,53 @@ public final class RedlockLock implements Lock {
     void restoreInterrupt() {
       if (interrupted) {
         Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * The retry budgets of one wait that failed for want of answers, in a row: a budget that
+   * shows the lock held elsewhere ends the run, so waiting on contention never gives up.
+   */
+  private final class Outage {
+    private final long boundNanos;
+    private long sinceNanos = -1;
+    private boolean counting;
+    private int attempts;
+
+    Outage(long boundNanos) {
+      this.boundNanos = boundNanos;
+    }
+
+    /**
+     * Counts a failed budget that ended at {@code now}.
+     *
+     * @throws LockUnavailableException once budgets failed for want of answers for the bound
+     */
+    void failed(LockUnavailableException failure, long now) {
+      if (failure.heldElsewhere()) {
+        counting = false;
+        attempts = 0;
+        return;
+      }
+      if (!counting) {
+        counting = true;
+        sinceNanos = now - failure.elapsed().toNanos();
+      }
+      attempts += failure.attempts();
+      long lasted = now - sinceNanos;
+      if (lasted >= boundNanos) {
+        throw new LockUnavailableException(
+            resources,
+            attempts,
+            Duration.ofNanos(lasted),
+            "no majority of the nodes answered for "
+                + Duration.ofNanos(lasted).toMillis()
+                + " ms, at least maxWait ("
+                + Duration.ofNanos(boundNanos).toMillis()
+                + " ms), while the nodes that answered did not show the lock held elsewhere;"
+                + " lock() waits for a holder, not for an outage",
+            failure.lastOutcomes());
       }
     }
   }

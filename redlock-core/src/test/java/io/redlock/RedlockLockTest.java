@@ -167,6 +167,60 @@ class RedlockLockTest {
   }
 
   @ParameterizedTest
+  @ValueSource(strings = {"lock", "lockInterruptibly"})
+  void waitingGivesUpWhenNoMajorityAnsweredForMaxWait(String how) {
+    SimCluster c = cluster(); // maxWait 1 s
+    c.node(0).crash();
+    c.node(1).crash();
+    RedlockLock lock = c.redlock.asLock("r");
+    long start = c.time.nanoTime();
+
+    Throwable thrown =
+        catchThrowable(
+            () -> {
+              if (how.equals("lock")) {
+                lock.lock();
+              } else {
+                lock.lockInterruptibly();
+              }
+            });
+
+    assertThat(thrown)
+        .isInstanceOf(LockUnavailableException.class)
+        .hasMessageContaining("no majority of the nodes answered")
+        .hasMessageContaining("last attempt: [sim://node0 HELD_BACK");
+    LockUnavailableException outage = (LockUnavailableException) thrown;
+    assertThat(outage.lastOutcomes())
+        .extracting(NodeOutcome::vote)
+        .containsExactly(
+            NodeOutcome.Vote.HELD_BACK, NodeOutcome.Vote.HELD_BACK, NodeOutcome.Vote.GRANTED);
+    assertThat(outage.heldElsewhere()).isFalse();
+    assertThat(outage.elapsed()).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+    assertThat(c.time.nanoTime() - start)
+        .as("one budget of 1 s and the next, at most")
+        .isLessThan(TimeUnit.SECONDS.toNanos(3));
+    assertThat(lock.isLocked()).as("the local lock is free").isFalse();
+    c.time.advance(Duration.ofMillis(100));
+    assertThat(c.holding("r")).as("the answering node's grants were undone").isZero();
+  }
+
+  @Test
+  void waitingOnAHolderNeverGivesUpEvenWithANodeDown() {
+    SimCluster c = cluster(); // maxWait 1 s
+    takenByAnother(c, Duration.ofSeconds(2));
+    c.node(0).crash(); // a minority down: the rest still show the holder
+    RedlockLock lock = c.redlock.asLock("r");
+    c.time.schedule(() -> c.node(0).recover(), TimeUnit.SECONDS.toNanos(1));
+    long start = c.time.nanoTime();
+
+    lock.lock(); // the holder's keys expire after 2 s: budgets of 1 s meet it twice
+
+    assertThat(c.time.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(2));
+    assertThat(c.holding("r", lock.lease().token())).isGreaterThanOrEqualTo(2);
+    lock.unlock();
+  }
+
+  @ParameterizedTest
   @ValueSource(strings = {"lock", "lockInterruptibly", "tryLock", "tryLock(time)"})
   void theLeaseIsExtendedWhileHeldHoweverItWasTaken(String how) throws InterruptedException {
     SimCluster c = cluster();

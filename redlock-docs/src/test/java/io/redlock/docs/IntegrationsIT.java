@@ -50,7 +50,8 @@ class IntegrationsIT {
   @Test
   void shedLock() throws Exception {
     try (Redlock redlock = Redlock.create(RedlockConfig.builder().nodes(nodes).build())) {
-      LockProvider lockProvider = new RedlockLockProvider(redlock); // instead of RedisLockProvider
+      LockProvider lockProvider =
+          new RedlockLockProvider(redlock, "billing"); // instead of RedisLockProvider
       // The README's ShedLock snippet: an executor over the same kind of provider
       LockingTaskExecutor executor =
           new DefaultLockingTaskExecutor(new RedlockLockProvider(redlock));
@@ -66,9 +67,10 @@ class IntegrationsIT {
                     Instant.now(), "readme-job", Duration.ofSeconds(30), Duration.ZERO));
             return ran.get();
           });
+      // ShedLock's README lockAtMostFor, past the default maxTtl: kept with short ttls
       LockConfiguration nightly =
           new LockConfiguration(
-              Instant.now(), "nightly-job", Duration.ofSeconds(30), Duration.ZERO);
+              Instant.now(), "nightly-job", Duration.ofMinutes(14), Duration.ZERO);
       // A lock is one attempt; on a loaded machine one may meet a slow node, so try again.
       AtomicReference<Optional<SimpleLock>> locked = new AtomicReference<>(Optional.empty());
       Timing.await(
@@ -78,10 +80,10 @@ class IntegrationsIT {
             return locked.get().isPresent();
           });
       Optional<SimpleLock> first = locked.get();
-      assertThat(Fleet.holding(servers, "nightly-job")).isGreaterThanOrEqualTo(2);
+      assertThat(Fleet.holding(servers, "billing:nightly-job")).isGreaterThanOrEqualTo(2);
       assertThat(lockProvider.lock(nightly)).as("held: the second run is skipped").isEmpty();
       first.get().unlock();
-      Fleet.awaitReleased(servers, "nightly-job");
+      Fleet.awaitReleased(servers, "billing:nightly-job");
     }
   }
 

@@ -1,9 +1,10 @@
 package io.redlock.shedlock;
 
 import io.redlock.Lease;
-import io.redlock.LeaseLostException;
+import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
@@ -20,31 +21,47 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * <pre>{@code
  * @Bean
  * LockProvider lockProvider(Redlock redlock) {
- *   return new RedlockLockProvider(redlock);
+ *   return new RedlockLockProvider(redlock, "billing-service");
  * }
  * }</pre>
  *
  * <p>What it guarantees, in ShedLock's terms:
  * <ul>
- *   <li>{@code lockAtMostFor} is the lease's ttl: a node that dies while running the task
- *       frees the lock after it. It must be accepted as a ttl by the {@link Redlock}'s
- *       configuration (longer than the node timeout, within the maximum ttl); a value that
- *       is not fails the task's run with a {@link io.redlock.RedlockConfigException} that
- *       names it.
- *   <li>{@link #lock} makes exactly one attempt and never waits: a task whose lock is held
- *       elsewhere is skipped, as ShedLock expects.
+ *   <li>Any {@code lockAtMostFor} works with the default configuration. The lease is taken
+ *       with a short ttl, the {@link Redlock}'s {@link io.redlock.RedlockConfig#ttl() ttl}
+ *       (30 s by default), or {@code lockAtMostFor} if that is shorter, and extended in the
+ *       background, one short ttl at a time, up to {@code lockAtMostFor}: the last extension
+ *       makes the keys expire when {@code lockAtMostFor} ends (or up to one node timeout
+ *       earlier), never later. A process that dies while running the task stops extending,
+ *       so its lock is free again within one short ttl.
+ *   <li>{@link #lock} makes exactly one attempt and never waits. A task whose lock another
+ *       instance holds is skipped (empty), as ShedLock expects. A task that could not be
+ *       locked because nodes failed, timed out or were held back by the restart guard (not
+ *       because another instance holds it: {@link LockUnavailableException#heldElsewhere()})
+ *       gets the {@link LockUnavailableException}, with each node's outcome in its message:
+ *       ShedLock passes it on, and Spring's scheduler logs it at ERROR, as it does for
+ *       ShedLock's own Redis provider when Redis does not answer.
  *   <li>{@link SimpleLock#unlock()} before {@code lockAtLeastFor} has passed does not delete
- *       the keys: it makes them expire when {@code lockAtLeastFor} ends
+ *       the keys: they stay until {@code lockAtLeastFor} ends, extended in the background
+ *       while more than one short ttl is left, and then set to expire when it ends
  *       ({@link Lease#releaseAfter}), by a script that checks this lock's token, so it never
  *       shortens or lengthens another holder's lock. After that, it deletes them, again only
- *       where they hold this lock's token.
- *   <li>{@link SimpleLock#extend} moves the lease's ttl to the new {@code lockAtMostFor} if
- *       a majority confirms; it returns empty when the lease already ran out or was lost,
- *       and when too few nodes confirmed in time (the lease then still stands until its old
- *       ttl ends, and the task may go on). As {@link SimpleLock} says, the lock it was
- *       called on is spent either way: {@code unlock} or {@code extend} on it then throws
- *       {@link IllegalStateException}.
+ *       where they hold this lock's token. If the process dies meanwhile, the lock is free
+ *       within one short ttl: {@code lockAtLeastFor} longer than that is kept only while the
+ *       process lives (see docs/integrations.md).
+ *   <li>{@link SimpleLock#extend} moves the end to the new {@code lockAtMostFor} and extends
+ *       the lease toward it at once; an extension too few nodes confirmed in time is retried
+ *       while the lease is valid, so one slow round does not end a {@code
+ *       KeepAliveLockProvider}. It returns empty only when the lease ran out or was lost. As
+ *       {@link SimpleLock} says, the lock it was called on is spent either way: {@code unlock}
+ *       or {@code extend} on it then throws {@link IllegalStateException}.
  * </ul>
+ *
+ * <p>Lock names live in a namespace: the resource of the lock {@code name} is {@code
+ * <namespace>:<name>} (plus the configuration's key prefix), as ShedLock's Redis provider
+ * puts its {@code environment} in its keys. Give each application its own namespace, so that
+ * two applications on one cluster with a task of the same name do not skip each other's runs
+ * (the Boot starter uses {@code shedlock:<spring.application.name>}).
  *
  * <p>Unlike ShedLock's single-Redis provider, this one never deletes or extends a key it
  * does not own (every release and extension compares the token), and it survives the
@@ -59,66 +76,108 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * @since 0.1.0
  */
 public final class RedlockLockProvider implements ExtensibleLockProvider {
+  /** The namespace of {@link #RedlockLockProvider(Redlock)}: {@value}. */
+  public static final String DEFAULT_NAMESPACE = "shedlock";
+
   private final Redlock redlock;
+  private final String namespace;
 
   /**
-   * A provider over {@code redlock}, which the caller keeps and closes.
+   * A provider over {@code redlock}, which the caller keeps and closes, in the namespace
+   * {@value #DEFAULT_NAMESPACE}.
    *
    * @throws NullPointerException if {@code redlock} is null
    */
   public RedlockLockProvider(Redlock redlock) {
+    this(redlock, DEFAULT_NAMESPACE);
+  }
+
+  /**
+   * A provider over {@code redlock}, which the caller keeps and closes, whose lock {@code
+   * name} is the resource {@code <namespace>:<name>}.
+   *
+   * @param namespace for example the application's name; not empty
+   * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the namespace is empty
+   */
+  public RedlockLockProvider(Redlock redlock, String namespace) {
     this.redlock = Objects.requireNonNull(redlock, "redlock");
+    Objects.requireNonNull(namespace, "namespace");
+    if (namespace.isEmpty()) {
+      throw new IllegalArgumentException(
+          "namespace '' is not accepted: it must not be empty; use for example the"
+              + " application's name");
+    }
+    this.namespace = namespace;
+  }
+
+  /** The namespace of this provider's lock names. */
+  public String namespace() {
+    return namespace;
+  }
+
+  /** The resource that the lock {@code name} takes: {@code <namespace>:<name>}. */
+  public String resourceOf(String name) {
+    return namespace + ":" + name;
   }
 
   @Override
   public Optional<SimpleLock> lock(LockConfiguration configuration) {
-    Optional<Lease> lease;
+    Duration leaseTtl = redlock.config().ttl();
+    Duration atMost = configuration.getLockAtMostFor();
+    long start = System.nanoTime();
+    Lease lease;
     try {
-      lease = redlock.tryAcquire(configuration.getName(), configuration.getLockAtMostFor());
+      lease =
+          redlock.attempt(
+              resourceOf(configuration.getName()),
+              atMost.compareTo(leaseTtl) < 0 ? atMost : leaseTtl);
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // tryAcquire undid what the attempt set
+      Thread.currentThread().interrupt(); // the attempt was undone
       return Optional.empty();
+    } catch (LockUnavailableException e) {
+      if (e.heldElsewhere()) {
+        return Optional.empty(); // contention: ShedLock skips the run
+      }
+      throw e; // an outage: the run did not happen, and the log must say so
     }
-    return lease.map(held -> new RedlockSimpleLock(configuration, held));
+    LeaseKeeper keeper =
+        new LeaseKeeper(lease, leaseTtl, redlock.config().retryDelay(), start + atMost.toNanos());
+    keeper.start();
+    return Optional.of(new RedlockSimpleLock(configuration, keeper));
   }
 
   /** One lock as ShedLock sees it; the lease behind it may outlive it across extensions. */
   private static final class RedlockSimpleLock extends AbstractSimpleLock {
-    private final Lease lease;
+    private final LeaseKeeper keeper;
 
-    RedlockSimpleLock(LockConfiguration configuration, Lease lease) {
+    RedlockSimpleLock(LockConfiguration configuration, LeaseKeeper keeper) {
       super(configuration);
-      this.lease = lease;
+      this.keeper = keeper;
     }
 
     @Override
     protected void doUnlock() {
-      Duration left =
-          Duration.between(ClockProvider.now(), lockConfiguration.getLockAtLeastUntil());
-      if (left.toMillis() >= 1) {
-        lease.releaseAfter(left);
-      } else {
-        lease.release();
-      }
+      keeper.unlock(nanosFromNow(lockConfiguration.getLockAtLeastUntil()));
     }
 
     @Override
     protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
-      try {
-        return lease.extend(newConfiguration.getLockAtMostFor())
-            ? Optional.of(new RedlockSimpleLock(newConfiguration, lease))
-            : Optional.empty();
-      } catch (LeaseLostException | IllegalStateException e) {
-        return Optional.empty(); // ran out, lost, or released by the holder meanwhile
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt(); // the extension may still apply
-        return Optional.empty();
-      }
+      return keeper.extendTo(System.nanoTime() + newConfiguration.getLockAtMostFor().toNanos())
+          ? Optional.of(new RedlockSimpleLock(newConfiguration, keeper))
+          : Optional.empty();
     }
 
     @Override
     public String toString() {
-      return "RedlockSimpleLock{" + lockConfiguration.getName() + ", " + lease + "}";
+      return "RedlockSimpleLock{" + lockConfiguration.getName() + ", " + keeper.lease() + "}";
     }
+  }
+
+  /** The monotonic instant of the wall-clock instant {@code until}, as seen now. */
+  private static long nanosFromNow(Instant until) {
+    long now = System.nanoTime();
+    Duration left = Duration.between(ClockProvider.now(), until);
+    return left.isNegative() ? now - 1 : now + left.toNanos();
   }
 }

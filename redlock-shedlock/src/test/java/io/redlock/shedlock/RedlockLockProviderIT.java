@@ -43,13 +43,15 @@ import org.junit.jupiter.api.Timeout;
  * node timeout is not what they test). Scaled where ShedLock's cases use a {@code
  * lockAtMostFor} of 1 or 50 ms: a Redlock ttl must be longer than the node timeout, so those
  * cases use {@link #SHORT}, a few seconds (scaled by {@link Timing}), which is also time
- * enough to see the lock held before it expires. The default {@code lockAtMostFor} here is 30
- * s rather than ShedLock's 5 min, to stay within the default {@code maxTtl} (1 min). Where
- * ShedLock's cases sleep, these wait with a deadline for the state they expect.
+ * enough to see the lock held before it expires. The default {@code lockAtMostFor} here is
+ * ShedLock's README's {@code defaultLockAtMostFor}, 10 minutes, far past the default {@code
+ * maxTtl}: the lease is kept with short ttls up to it. Where ShedLock's cases sleep, these wait
+ * with a deadline for the state they expect. ShedLock's README values on a default {@code
+ * Redlock} are in {@link ShedLockReadmeValuesIT}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RedlockLockProviderIT {
-  private static final Duration AT_MOST = Duration.ofSeconds(30);
+  private static final Duration AT_MOST = Duration.ofMinutes(10);
 
   /** A {@code lockAtMostFor} meant to run out during a case. */
   private static final Duration SHORT = Timing.scaled(Duration.ofSeconds(2));
@@ -82,7 +84,12 @@ class RedlockLockProviderIT {
   }
 
   private static String name() {
-    return "shedlock:" + UUID.randomUUID();
+    return "job-" + UUID.randomUUID();
+  }
+
+  /** The key of the lock {@code name}: in the provider's namespace. */
+  private static String key(String name) {
+    return provider.resourceOf(name);
   }
 
   private static LockConfiguration config(String name, Duration atMost, Duration atLeast) {
@@ -103,7 +110,7 @@ class RedlockLockProviderIT {
   private static int nodes(String name, LongPredicate test) {
     int count = 0;
     for (int i = 0; i < servers.size(); i++) {
-      if (test.test((Long) servers.command(i, "PTTL", name))) {
+      if (test.test((Long) servers.command(i, "PTTL", key(name)))) {
         count++;
       }
     }
@@ -212,7 +219,7 @@ class RedlockLockProviderIT {
     assertLocked(name);
     assertThat(provider.lock(config(name))).isEmpty();
 
-    Timing.await(name + " to expire", () -> servers.holding(name) == 0);
+    Timing.await(name + " to expire", () -> servers.holding(key(name)) == 0);
     lock(config(name)).unlock();
   }
 
@@ -227,7 +234,7 @@ class RedlockLockProviderIT {
     assertThat(provider.lock(config(name))).as("within lockAtLeastFor").isEmpty();
     assertOnEveryNode(
         name, "expires within lockAtLeastFor", pttl -> pttl > 0 && pttl <= atLeast.toMillis());
-    Timing.await("lockAtLeastFor to pass", () -> servers.holding(name) == 0);
+    Timing.await("lockAtLeastFor to pass", () -> servers.holding(key(name)) == 0);
     lock(config(name)).unlock();
   }
 
@@ -264,7 +271,7 @@ class RedlockLockProviderIT {
   void anExpiredLockExtendsToNothing() throws InterruptedException {
     String name = name();
     SimpleLock lock = lock(config(name, SHORT, Duration.ZERO));
-    Timing.await(name + " to expire", () -> servers.holding(name) == 0);
+    Timing.await(name + " to expire", () -> servers.holding(key(name)) == 0);
 
     assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();
     assertUnlocked(name);

@@ -7,11 +7,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.integration.support.locks.LockRegistry;
 
 /**
  * Auto-configuration of a Spring Integration {@link LockRegistry} over the {@link Redlock} bean,
- * with the key {@code redlock.lock-registry.key}, when {@code redlock-spring-integration} is on
+ * with the key {@code redlock.lock-registry.key} (by default {@code
+ * redlock-registry:<spring.application.name>}), when {@code redlock-spring-integration} is on
  * the class path, there is one {@code Redlock} bean, and the application defines no {@code
  * LockRegistry} of its own.
  *
@@ -28,7 +30,10 @@ public class RedlockLockRegistryAutoConfiguration {
   /** The lock registry over {@code redlock}. */
   @Bean
   @ConditionalOnMissingBean(LockRegistry.class)
-  public RedlockLockRegistry redlockLockRegistry(Redlock redlock, RedlockProperties properties) {
-    return new RedlockLockRegistry(redlock, properties.getLockRegistry().getKey());
+  public RedlockLockRegistry redlockLockRegistry(
+      Redlock redlock, RedlockProperties properties, Environment environment) {
+    return new RedlockLockRegistry(
+        redlock,
+        properties.getLockRegistry().keyFor(environment.getProperty("spring.application.name")));
   }
 }

@@ -40,6 +40,7 @@ public class RedlockProperties {
   private boolean restartGuard = RedlockConfig.DEFAULT_RESTART_GUARD;
   private boolean fencing;
   private final LockRegistry lockRegistry = new LockRegistry();
+  private final ShedLock shedlock = new ShedLock();
 
   /**
    * The independent Redis masters, as URIs; the {@code Redlock} bean exists only when set.
@@ -215,6 +216,11 @@ public class RedlockProperties {
     return lockRegistry;
   }
 
+  /** The {@code redlock.shedlock.*} properties. */
+  public ShedLock getShedlock() {
+    return shedlock;
+  }
+
   /**
    * The configuration these properties describe, checked by {@link RedlockConfig.Builder#build}.
    *
@@ -288,14 +294,32 @@ public class RedlockProperties {
   }
 
   /**
+   * {@code base}, or {@code base:<applicationName>} when the application has a name: the
+   * default namespace of the ShedLock provider and key of the lock registry, so that two
+   * applications on one cluster do not share lock names unless they are told to.
+   */
+  static String namespaced(String base, String applicationName) {
+    return applicationName == null || applicationName.isBlank()
+        ? base
+        : base + ":" + applicationName.strip();
+  }
+
+  /**
    * The {@code redlock.lock-registry.*} properties, read when Spring Integration is present.
    *
    * @since 0.1.0
    */
   public static class LockRegistry {
-    private String key = "redlock-registry";
+    /** The base of the default {@code redlock.lock-registry.key}: {@value}. */
+    public static final String DEFAULT_KEY_BASE = "redlock-registry";
 
-    /** The prefix of every resource name of the registry's locks; not empty. */
+    private String key;
+
+    /**
+     * The prefix of every resource name of the registry's locks; not empty. Unset by default:
+     * the registry then uses {@code redlock-registry:<spring.application.name>}, or {@code
+     * redlock-registry} when the application has no name.
+     */
     public String getKey() {
       return key;
     }
@@ -303,6 +327,44 @@ public class RedlockProperties {
     /** Sets {@code redlock.lock-registry.key}. */
     public void setKey(String key) {
       this.key = key;
+    }
+
+    /** The key set, or the default for an application of that name (which may be null). */
+    String keyFor(String applicationName) {
+      return key != null ? key : namespaced(DEFAULT_KEY_BASE, applicationName);
+    }
+  }
+
+  /**
+   * The {@code redlock.shedlock.*} properties, read when ShedLock is present.
+   *
+   * @since 0.1.0
+   */
+  public static class ShedLock {
+    /** The base of the default {@code redlock.shedlock.namespace}: {@value}. */
+    public static final String DEFAULT_NAMESPACE_BASE = "shedlock";
+
+    private String namespace;
+
+    /**
+     * The namespace of the ShedLock provider's lock names (a lock {@code name} is the
+     * resource {@code <namespace>:<name>}), as ShedLock's Redis provider has an {@code
+     * environment}. Unset by default: the provider then uses {@code
+     * shedlock:<spring.application.name>}, or {@code shedlock} when the application has no
+     * name. Set the same value on every application whose tasks must exclude each other.
+     */
+    public String getNamespace() {
+      return namespace;
+    }
+
+    /** Sets {@code redlock.shedlock.namespace}. */
+    public void setNamespace(String namespace) {
+      this.namespace = namespace;
+    }
+
+    /** The namespace set, or the default for an application of that name (may be null). */
+    String namespaceFor(String applicationName) {
+      return namespace != null ? namespace : namespaced(DEFAULT_NAMESPACE_BASE, applicationName);
     }
   }
 }

@@ -170,6 +170,40 @@ class RedlockAutoConfigurationIT {
   }
 
   @Test
+  void lockNamesAreNamespacedByTheApplicationsNameUnlessSet() {
+    runner
+        .withPropertyValues(nodes())
+        .run(
+            context -> {
+              assertThat(context.getBean(RedlockLockProvider.class).namespace())
+                  .isEqualTo("shedlock");
+              assertThat(context.getBean(RedlockLockRegistry.class).registryKey())
+                  .isEqualTo("redlock-registry");
+            });
+    runner
+        .withPropertyValues(nodes(), "spring.application.name=billing")
+        .run(
+            context -> {
+              assertThat(context.getBean(RedlockLockProvider.class).namespace())
+                  .isEqualTo("shedlock:billing");
+              assertThat(context.getBean(RedlockLockRegistry.class).registryKey())
+                  .isEqualTo("redlock-registry:billing");
+            });
+    runner
+        .withPropertyValues(
+            nodes(),
+            "spring.application.name=billing",
+            "redlock.shedlock.namespace=jobs",
+            "redlock.lock-registry.key=orders")
+        .run(
+            context -> {
+              assertThat(context.getBean(RedlockLockProvider.class).namespace()).isEqualTo("jobs");
+              assertThat(context.getBean(RedlockLockRegistry.class).registryKey())
+                  .isEqualTo("orders");
+            });
+  }
+
+  @Test
   void theBeansLockOnTheNodes() {
     runner
         .withPropertyValues(nodes(), PATIENT, "redlock.lock-registry.key=jobs")

@@ -49,6 +49,14 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *       lease gives up all of the thread's holds and returns {@code false} (a later
  *       {@code unlock()} by that thread throws {@code ConcurrentModificationException}), so
  *       a leader that lost its lock steps down at its next heartbeat and may run again.
+ *   <li>{@code lock()}, {@code lockInterruptibly()} and {@code executeLocked} wait as long
+ *       as the lock is held elsewhere, and throw {@link
+ *       org.springframework.dao.CannotAcquireLockException} (its cause a {@link
+ *       io.redlock.LockUnavailableException} with every node's outcome) once no majority of
+ *       the nodes answered for the configuration's {@code maxWait} (10 s by default) in a row,
+ *       the local lock free and every attempt undone on the nodes: an outage does not park
+ *       the calling threads for ever. {@code RedisLockRegistry} throws it at once on a store
+ *       error.
  *   <li>The interrupt flag is never swallowed: the interruptible methods throw
  *       {@link InterruptedException}, the others (including {@code lock()} and
  *       {@link #renewLock}) set the flag again when they return.

@@ -2,6 +2,7 @@ package io.redlock.spring.integration;
 
 import io.redlock.Lease;
 import io.redlock.LeaseLostException;
+import io.redlock.LockUnavailableException;
 import io.redlock.RedlockLock;
 import java.time.Duration;
 import java.util.ConcurrentModificationException;
@@ -10,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import org.springframework.dao.CannotAcquireLockException;
 
 /**
  * One lock of a {@link RedlockLockRegistry}: a {@link RedlockLock} view that tells the
@@ -44,6 +46,8 @@ class RegistryLock implements Lock {
       view.lock();
     } catch (LeaseLostException e) {
       throw lost("lock", e);
+    } catch (LockUnavailableException e) {
+      throw outage(e);
     }
     held();
   }
@@ -54,8 +58,25 @@ class RegistryLock implements Lock {
       view.lockInterruptibly();
     } catch (LeaseLostException e) {
       throw lost("lock", e);
+    } catch (LockUnavailableException e) {
+      throw outage(e);
     }
     held();
+  }
+
+  /**
+   * What {@code lock()} throws when no majority of the nodes answered for {@code maxWait}: the
+   * exception {@code RedisLockRegistry} throws when Redis fails, with every node's outcome.
+   */
+  CannotAcquireLockException outage(LockUnavailableException e) {
+    return new CannotAcquireLockException(
+        "lock '"
+            + key
+            + "' of registry '"
+            + registry.registryKey()
+            + "' could not be acquired: "
+            + e.getMessage(),
+        e);
   }
 
   @Override
