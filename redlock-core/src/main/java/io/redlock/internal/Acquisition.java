@@ -4,7 +4,6 @@ import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.NodeOutcome;
 import io.redlock.NodeOutcome.Vote;
-import io.redlock.Redlock;
 import io.redlock.RedlockEvent;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * done" and "last work settled" comes second completes {@code finished}.
  */
 final class Acquisition {
-  private static final Logger log = LoggerFactory.getLogger(Redlock.ACQUISITION_LOGGER);
+  private static final Logger log = LoggerFactory.getLogger(LockEngine.ACQUISITION_LOGGER);
 
   private final LockEngine engine;
   private final List<String> resources;
