@@ -54,6 +54,7 @@ public final class SimulatedNode implements NodeClient {
   private boolean paused;
   private boolean closed;
   private final AtomicInteger locks = new AtomicInteger();
+  private final AtomicInteger infos = new AtomicInteger();
   private final AtomicInteger extends_ = new AtomicInteger();
   private final AtomicInteger unlocks = new AtomicInteger();
 
@@ -65,6 +66,7 @@ public final class SimulatedNode implements NodeClient {
 
   @Override
   public CompletionStage<io.redlock.spi.NodeInfo> info() {
+    infos.incrementAndGet();
     synchronized (this) {
       if (crashed) {
         return CompletableFuture.failedFuture(new ConnectException(name + ": connection refused"));
@@ -347,6 +349,16 @@ public final class SimulatedNode implements NodeClient {
   /** Makes this node report itself as a replica. */
   public synchronized void becomeReplica() {
     role = "slave";
+  }
+
+  /** Makes this node report itself as a master again. */
+  public synchronized void becomeMaster() {
+    role = "master";
+  }
+
+  /** How many times the node was asked for its {@code INFO}. */
+  public int infoRequests() {
+    return infos.get();
   }
 
   /** Makes this node report the same process id as {@code other}: one server, two names. */

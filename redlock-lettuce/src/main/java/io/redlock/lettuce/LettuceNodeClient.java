@@ -464,7 +464,8 @@ final class LettuceNodeClient implements NodeClient {
             reply ->
                 new MaxTtlRegister(
                     ((Number) reply.get(0)).longValue(),
-                    Math.max(0, ((Number) reply.get(1)).longValue())));
+                    Math.max(0, ((Number) reply.get(1)).longValue()),
+                    reply.size() > 2 && reply.get(2) != null ? reply.get(2).toString() : ""));
   }
 
   @Override

@@ -256,8 +256,9 @@ record Script(String name, String source, String sha1) {
    * {@code io.redlock.spi.MaxTtlRegister} for its format): a string of {@code value:expiresAt}
    * entries, one per {@code maxTtl} in use, each lapsing at its own node time (ms). Drops
    * lapsed entries, keeps ARGV[1] until at least now + ARGV[2] ms (a later expiry is kept),
-   * leaves the other entries alone, lets the key expire with its last entry, and answers
-   * {longest live value, ms until it lapses}. Only GET, SET and TIME, which the library's ACL
+   * leaves the other entries alone, drops entries no client can have written (see {@code
+   * MaxTtlRegister#plausible}), lets the key expire with its last entry, and answers {longest
+   * live value, ms until it lapses, the first entry dropped or an empty string}. Only GET, SET and TIME, which the library's ACL
    * grants anyway. TIME makes the script non-deterministic: on Redis 6 its effects, not its
    * text, must be replicated (Redis 7 always does so).
    */
@@ -273,9 +274,15 @@ record Script(String name, String source, String sha1) {
       local held = redis.call('get', KEYS[1]) or ''
       local mineExpiry = now + tonumber(ARGV[2])
       local entries = {}
+      local ignored = ''
       for v, e in string.gmatch(held, '(%d+):(%d+)') do
         local expiry = tonumber(e)
-        if expiry > now then
+        if #v > 12 or #e > 16 or tonumber(v) > 31536000000
+            or expiry - now > 3 * tonumber(v) + 10000 then
+          if ignored == '' then
+            ignored = string.sub(v, 1, 24) .. ':' .. string.sub(e, 1, 24)
+          end
+        elseif expiry > now then
           if v == ARGV[1] then
             if expiry > mineExpiry then
               mineExpiry = expiry
@@ -298,7 +305,7 @@ record Script(String name, String source, String sha1) {
         parts[i] = entry[3]
       end
       redis.call('set', KEYS[1], table.concat(parts, ','), 'px', string.format('%d', last - now))
-      return {best, bestExpiry - now}
+      return {best, bestExpiry - now, ignored}
       """);
 
   /**
