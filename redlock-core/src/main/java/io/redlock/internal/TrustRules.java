@@ -33,7 +33,7 @@ public final class TrustRules {
    * @param trusted whether that process's data was trusted complete then
    * @param durable whether it persisted every write then ({@link #durable})
    */
-  record Watch(String runId, long seq, boolean trusted, boolean durable) {}
+  public record Watch(String runId, long seq, boolean trusted, boolean durable) {}
 
   /**
    * A probe's judgement.
@@ -42,7 +42,7 @@ public final class TrustRules {
    * @param event what changed, {@link Why#PROBED} for nothing
    * @param sawRestart whether this client saw the node's process change since its last probe
    */
-  record Judgement(NodeRecord record, Why event, boolean sawRestart) {}
+  public record Judgement(NodeRecord record, Why event, boolean sawRestart) {}
 
   /**
    * Judges one probe.
@@ -53,7 +53,7 @@ public final class TrustRules {
    * @param clockFlagged whether this client just flagged the node's clock (it ran fast or
    *     jumped): its window restarts now, for every client
    */
-  static Judgement judge(NodeInfo info, NodeRecord read, Watch watch, boolean clockFlagged) {
+  public static Judgement judge(NodeInfo info, NodeRecord read, Watch watch, boolean clockFlagged) {
     String run = info.runId();
     long now = info.serverTimeMicros() / 1_000L;
     long evicted = info.evictedKeys();
