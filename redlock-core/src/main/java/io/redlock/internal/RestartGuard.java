@@ -287,6 +287,11 @@ final class RestartGuard {
     return windowNanos.get();
   }
 
+  /** The key of the nodes' records of their history (the marker key). */
+  public String recordKey() {
+    return markerKey;
+  }
+
   /** The longest {@code maxTtl} of this client and the cluster's register, in milliseconds. */
   public long clusterMaxTtlMillis() {
     return clusterMaxTtlMillis.get();

@@ -15,7 +15,6 @@ package io.redlock.spi;
  * node time ({@code TIME}, in milliseconds since the epoch); the key itself expires with its
  * last entry. {@link #read} decodes it, for tools such as {@code redlock doctor}.
  *
- * @param maxTtlMillis the longest live value, in milliseconds (at least the caller's)
  * <p>An entry no client can have written is ignored, and dropped by the next raise: a value
  * above {@link #MAX_VALUE_MILLIS}, or an expiry further than {@code 3 × value + 10 s} from
  * the node's clock (a client asks for at most about {@code 2.25 × value + 7.5 s}); one stray

@@ -16,7 +16,8 @@ record Schedule(
     List<NodeSpec> nodes,
     NetworkSpec network,
     List<Fault> faults,
-    List<Pause> pauses) {
+    List<Pause> pauses,
+    List<HistoryFault> historyFaults) {
 
   /** The lease ttl every client asks for. */
   static final long TTL_MILLIS = 1_000;
@@ -59,11 +60,28 @@ record Schedule(
   enum FaultKind {
     CRASH_THEN_RECOVER_WITH_KEYS,
     CRASH_THEN_RECOVER_EMPTY,
-    RESTART_EMPTY
+    RESTART_EMPTY;
+
+    /** Faults of a node's history (mode {@code FENCED_HISTORY_FAULTS}), drawn apart. */
+    enum History {
+      /** Crashes, and comes back on a copy of its own data taken earlier (AOF always). */
+      RESTORE_OLDER_COPY,
+      /** Crashes, and comes back on a copy of another node's data (AOF always). */
+      OTHER_NODES_DATA,
+      /** Evicts its fencing counters in place (an allkeys policy for a moment). */
+      EVICT_COUNTERS
+    }
   }
 
   /** A node fault at true time {@code atNanos}; a crash lasts {@code downNanos}. */
   record Fault(int node, FaultKind kind, long atNanos, long downNanos) {}
+
+  /**
+   * A fault of a node's history at true time {@code atNanos}: for a copy, taken {@code
+   * copyAgeNanos} earlier (of node {@code source}).
+   */
+  record HistoryFault(
+      int node, FaultKind.History kind, long atNanos, long copyAgeNanos, int source) {}
 
   /** A client stopped (a GC pause) from true time {@code atNanos} for {@code forNanos}. */
   record Pause(int client, long atNanos, long forNanos) {}
@@ -117,6 +135,7 @@ record Schedule(
     NetworkSpec network;
     List<Fault> faults = new ArrayList<>();
     List<Pause> pauses = new ArrayList<>();
+    List<HistoryFault> historyFaults = new ArrayList<>();
     switch (mode) {
       case SAFE, FENCED -> {
         network =
@@ -191,6 +210,24 @@ record Schedule(
               new Fault(order.get(i), kind, at, kind == FaultKind.RESTART_EMPTY ? 0 : 20 * MS));
         }
       }
+      case FENCED_HISTORY_FAULTS -> {
+        network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
+        // One to three events of a node's history while fenced leases come and go: its data
+        // restored from a copy taken 100 to 1,000 ms earlier, replaced by another node's, or
+        // its counters evicted in place.
+        int count = 1 + random.nextInt(3);
+        FaultKind.History[] kinds = FaultKind.History.values();
+        for (int i = 0; i < count; i++) {
+          int node = random.nextInt(nodeCount);
+          historyFaults.add(
+              new HistoryFault(
+                  node,
+                  kinds[random.nextInt(kinds.length)],
+                  (long) uniform(random, 1_200 * MS, 3_000 * MS),
+                  (long) uniform(random, 100 * MS, 1_000 * MS),
+                  (node + 1 + random.nextInt(nodeCount - 1)) % nodeCount));
+        }
+      }
       default -> throw new IllegalStateException(mode.toString());
     }
     return new Schedule(
@@ -201,7 +238,8 @@ record Schedule(
         List.copyOf(nodes),
         network,
         List.copyOf(faults),
-        List.copyOf(pauses));
+        List.copyOf(pauses),
+        List.copyOf(historyFaults));
   }
 
   private static List<Integer> shuffled(int count, Random random) {

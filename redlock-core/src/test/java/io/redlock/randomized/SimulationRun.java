@@ -174,6 +174,40 @@ final class SimulationRun {
           },
           fault.atNanos());
     }
+    for (Schedule.HistoryFault fault : schedule.historyFaults()) {
+      SimNodeStore node = nodes.get(fault.node());
+      SimNodeStore source =
+          fault.kind() == Schedule.FaultKind.History.OTHER_NODES_DATA
+              ? nodes.get(fault.source())
+              : node;
+      java.util.concurrent.atomic.AtomicReference<java.util.Map<String, Object>> copy =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      if (fault.kind() != Schedule.FaultKind.History.EVICT_COUNTERS) {
+        truth.schedule(
+            () -> {
+              history.trace(truth.nanoTime(), () -> "copy of " + source.name + "'s data");
+              copy.set(source.keys.snapshot());
+            },
+            fault.atNanos() - fault.copyAgeNanos());
+      }
+      truth.schedule(
+          () -> {
+            history.trace(truth.nanoTime(), () -> "fault: " + node.name + " " + fault.kind());
+            if (fault.kind() == Schedule.FaultKind.History.EVICT_COUNTERS) {
+              node.evictCounters();
+              return;
+            }
+            node.crash();
+            truth.schedule(
+                () -> {
+                  history.trace(
+                      truth.nanoTime(), () -> "fault: " + node.name + " recovers on the copy");
+                  node.recoverWith(copy.get());
+                },
+                20 * Schedule.MS);
+          },
+          fault.atNanos());
+    }
     for (Schedule.Pause pause : schedule.pauses()) {
       ClientProcess process = processes.get(pause.client());
       truth.schedule(

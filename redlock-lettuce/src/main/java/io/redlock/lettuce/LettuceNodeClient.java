@@ -650,6 +650,12 @@ final class LettuceNodeClient implements NodeClient {
   @Override
   public CompletionStage<Long> lockFenced(
       List<String> keys, List<String> counters, String token, long ttlMillis) {
+    return lockFenced(keys, counters, token, ttlMillis, null);
+  }
+
+  @Override
+  public CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis, String recordKey) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
@@ -659,10 +665,11 @@ final class LettuceNodeClient implements NodeClient {
         .<Long>eval(
             Script.LOCK_FENCED.source(),
             ScriptOutputType.INTEGER,
-            both(keys, counters),
+            recordKey == null ? both(keys, counters) : withRecord(keys, counters, recordKey),
             token,
             Long.toString(ttlMillis),
-            Integer.toString(keys.size()))
+            Integer.toString(keys.size()),
+            recordKey == null ? "" : "check")
         .whenComplete(
             (result, error) -> {
               if (error != null) {
@@ -674,6 +681,12 @@ final class LettuceNodeClient implements NodeClient {
               }
             });
     return answer;
+  }
+
+  private static String[] withRecord(List<String> keys, List<String> counters, String record) {
+    String[] all = java.util.Arrays.copyOf(both(keys, counters), keys.size() + counters.size() + 1);
+    all[all.length - 1] = record;
+    return all;
   }
 
   @Override

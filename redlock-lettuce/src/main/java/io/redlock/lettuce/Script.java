@@ -40,7 +40,11 @@ record Script(String name, String source, String sha1) {
    * largest counter (a missing one is 0), or -1 if a lock key exists. A counter that does not
    * hold a non-negative integer fails the script with an error naming it, before any key is
    * set: read as 0, it would hand out a token that goes back. So does one above 2^53 - 1: Lua
-   * compares numbers as doubles, exact only up to there.
+   * compares numbers as doubles, exact only up to there. With ARGV[4] {@code check}, the last
+   * key is the node's record (see {@code io.redlock.internal.NodeRecord}): when it does not
+   * admit the node's current process ({@code INFO server}) with no key evicted since the last
+   * probe ({@code INFO stats}), the keys are set all the same and the answer is -2 (granted,
+   * counters not trusted): data lost or evicted since the last probe never yields a token.
    */
   static final Script LOCK_FENCED =
       of(
@@ -52,8 +56,24 @@ record Script(String name, String source, String sha1) {
           return -1
         end
       end
+      local last = #KEYS
+      local untrusted = false
+      if ARGV[4] == 'check' then
+        last = #KEYS - 1
+        local record = redis.call('get', KEYS[#KEYS]) or ''
+        local run = string.match(redis.call('info', 'server'), 'run_id:(%x+)')
+        local evicted = tonumber(string.match(redis.call('info', 'stats'), 'evicted_keys:(%d+)'))
+        if string.sub(record, 1, 15) == 'redlock-node/2 ' then
+          local kept = tonumber(string.match(record, ' evicted=(%d+) '))
+          untrusted = not string.find(record, ' run=' .. run .. ' ', 1, true)
+            or not string.find(record, ' admitted=' .. run .. ' ', 1, true)
+            or not kept or evicted > kept
+        else
+          untrusted = record ~= 'redlock-fresh/1 run_id=' .. run or evicted > 0
+        end
+      end
       local max = 0
-      for i = n + 1, #KEYS do
+      for i = n + 1, last do
         local value = redis.call('get', KEYS[i])
         if value then
           if not string.match(value, '^%d+$') then
@@ -72,6 +92,9 @@ record Script(String name, String source, String sha1) {
       end
       for i = 1, n do
         redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])
+      end
+      if untrusted then
+        return -2
       end
       return max
       """);
