@@ -892,7 +892,13 @@ final class RestartGuard {
     TrustRules.Watch watch =
         watched
             ? new TrustRules.Watch(
-                runIds[index], lastSeq[index], lastTrusted[index], lastDurable[index])
+                runIds[index],
+                lastSeq[index],
+                lastTrusted[index],
+                lastDurable[index],
+                // for a process this client lost: how long before it last heard from it
+                info.runId().equals(runIds[index])
+                    || ownFloor[index] - lastAnswer[index] <= TrustRules.MAX_WATCH_GAP_NANOS)
             : null;
     // Back from exclusion, it restarts its window for every client, as a clock flag does.
     TrustRules.Judgement judged = TrustRules.judge(info, read, watch, flagged != null || excluded);
@@ -974,12 +980,12 @@ final class RestartGuard {
         () ->
             call(() -> node.updateRecord(markerKey, expected, text, info.runId()))
                 .whenComplete(
-                    (applied, error) ->
-                        recordWritten(index, epoch, info.runId(), record, applied, error)));
+                    (held, error) ->
+                        recordWritten(index, epoch, info.runId(), record, held, error)));
   }
 
   private void recordWritten(
-      int index, int epoch, String runId, NodeRecord record, Boolean applied, Throwable error) {
+      int index, int epoch, String runId, NodeRecord record, String held, Throwable error) {
     String name = nodes.get(index).name();
     LogLines logs = new LogLines();
     synchronized (this) {
@@ -1004,10 +1010,13 @@ final class RestartGuard {
           String failure = oneLine(cause);
           logs.add(() -> log.debug("node={} record not written: {}", name, failure));
         }
-      } else if (Boolean.TRUE.equals(applied)
-          && epoch == epochs.get(index)
-          && runId.equals(runIds[index])) {
-        lastSeq[index] = Math.max(lastSeq[index], record.seq());
+      } else if (epoch == epochs.get(index) && runId.equals(runIds[index])) {
+        // What this client knows the data holds: its own write, or what another client wrote
+        // first (a continuity judgement needs the newest this client can know).
+        NodeRecord now = held == null ? record : NodeRecord.parse(held);
+        if (now != null && now.run().equals(runId)) {
+          lastSeq[index] = Math.max(lastSeq[index], now.seq());
+        }
       }
     }
     logs.write();

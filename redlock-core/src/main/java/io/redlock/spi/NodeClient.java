@@ -151,10 +151,11 @@ public interface NodeClient extends AutoCloseable {
    * a failed stage ({@link UnsupportedOperationException}); the guard then keeps the history
    * in this client's memory only, and no other client learns from it.
    *
-   * @return whether the value was set
+   * @return {@code null} when the value was set, else what the key holds now (an empty string
+   *     for no key), so that the caller learns what another client wrote meanwhile
    * @since 0.1.0
    */
-  default CompletionStage<Boolean> updateRecord(
+  default CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
     return java.util.concurrent.CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot write a record"));

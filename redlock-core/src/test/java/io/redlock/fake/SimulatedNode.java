@@ -120,16 +120,17 @@ public final class SimulatedNode implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Boolean> updateRecord(
+  public CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
-    return submit(
+    return submitValue(
         () -> {
           String current = keyspace.valueOf(key);
-          if (!this.runId.equals(runId) || !expected.equals(current == null ? "" : current)) {
-            return false;
+          String held = current == null ? "" : current;
+          if (!this.runId.equals(runId) || !expected.equals(held)) {
+            return held;
           }
           keyspace.putPersistent(key, value);
-          return true;
+          return null;
         });
   }
 

@@ -98,7 +98,7 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Boolean> updateRecord(
+  public CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
     return send(() -> node.updateRecord(key, expected, value, runId));
   }

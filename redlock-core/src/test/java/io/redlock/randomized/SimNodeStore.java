@@ -89,14 +89,14 @@ final class SimNodeStore {
   }
 
   /** The record's compare-and-set, bound to the current process, as the transport's script. */
-  boolean updateRecord(String key, String expected, String value, String runId) {
+  String updateRecord(String key, String expected, String value, String runId) {
     String current = keys.valueOf(key);
-    if (!runId.equals(name + "-run" + process)
-        || !expected.equals(current == null ? "" : current)) {
-      return false;
+    String held = current == null ? "" : current;
+    if (!runId.equals(name + "-run" + process) || !expected.equals(held)) {
+      return held;
     }
     keys.putPersistent(key, value);
-    return true;
+    return null;
   }
 
   /** The max-ttl register, as the transport's script keeps it; lost when emptied. */

@@ -92,6 +92,16 @@ final class SimulationRun {
     }
     RedlockConfig config = config(nodes.size(), mode.restartGuard, mode.fenced());
 
+    if (mode == SimulationMode.FENCED_HISTORY_FAULTS) {
+      // the last N - Q nodes hold every resource for someone else until just before the
+      // scene's fault (see Schedule)
+      long until = schedule.historyFaults().get(0).atNanos() - 100 * Schedule.MS;
+      for (int i = nodes.size() / 2 + 1; i < nodes.size(); i++) {
+        for (int r = 0; r < schedule.resources(); r++) {
+          nodes.get(i).keys.put("r" + r, "someone-else", java.time.Duration.ofNanos(until));
+        }
+      }
+    }
     List<List<String>> resourceChoices = new ArrayList<>();
     for (int r = 0; r < schedule.resources(); r++) {
       resourceChoices.add(List.of("r" + r));

@@ -323,22 +323,26 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Boolean> updateRecord(
+  public CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
     return commands
-        .<Long>eval(
+        .<List<Object>>eval(
             Script.UPDATE_RECORD.source(),
-            ScriptOutputType.INTEGER,
+            ScriptOutputType.MULTI,
             new String[] {key},
             expected,
             value,
             runId)
         .toCompletableFuture()
-        .thenApply(applied -> applied != null && applied == 1L);
+        .thenApply(
+            reply ->
+                ((Number) reply.get(0)).longValue() == 1L
+                    ? null
+                    : reply.size() > 1 && reply.get(1) != null ? reply.get(1).toString() : "");
   }
 
   @Override

@@ -211,21 +211,19 @@ record Script(String name, String source, String sha1) {
    * The node's record of its history (see {@code io.redlock.internal.NodeRecord}): sets
    * KEYS[1] to ARGV[2] (no expiry) only if it holds ARGV[1] (an empty string: no key) and the
    * node's current process is ARGV[3], read here with {@code INFO server} so that a write
-   * judged on one process never lands on the next; 1 if set, else 0.
+   * judged on one process never lands on the next; {1} if set, else {0, what KEYS[1] holds}.
    */
   static final Script UPDATE_RECORD =
       of(
           "update-record",
           """
+      local current = redis.call('get', KEYS[1]) or ''
       local run = string.match(redis.call('info', 'server'), 'run_id:(%x+)')
-      if run ~= ARGV[3] then
-        return 0
-      end
-      if (redis.call('get', KEYS[1]) or '') ~= ARGV[1] then
-        return 0
+      if run ~= ARGV[3] or current ~= ARGV[1] then
+        return {0, current}
       end
       redis.call('set', KEYS[1], ARGV[2])
-      return 1
+      return {1}
       """);
 
   /**
