@@ -57,7 +57,7 @@ public final class Redlock implements AutoCloseable {
    * An application where contention and node faults are routine (a demo, a load test) may
    * raise its level to {@code ERROR}.
    */
-  public static final String ACQUISITION_LOGGER = "io.redlock.acquisition";
+  public static final String ACQUISITION_LOGGER = LockEngine.ACQUISITION_LOGGER;
 
   private static final Logger log = LoggerFactory.getLogger(Redlock.class);
 

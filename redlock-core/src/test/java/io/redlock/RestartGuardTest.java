@@ -638,6 +638,39 @@ class RestartGuardTest {
   }
 
   @Test
+  void aNodeExcludedAsAReplicaCountsAgainAfterAFreshWindowOnceItIsAMasterAgain() {
+    SimCluster c = cluster(3);
+    c.node(0).becomeReplica();
+    c.time.advance(Duration.ofSeconds(1));
+    c.node(1).crash();
+    NodeOutcome excluded = failure(c.redlock.acquireAsync("r", TTL)).lastOutcomes().get(0);
+    assertThat(excluded.vote()).isEqualTo(Vote.HELD_BACK);
+    assertThat(excluded.detail()).contains("excluded");
+    c.node(0).becomeMaster(); // promoted, or the replication was undone
+    c.time.advance(Duration.ofSeconds(1));
+    NodeOutcome back = failure(c.redlock.acquireAsync("s", TTL)).lastOutcomes().get(0);
+    assertThat(back.detail())
+        .as("still probed, and held back for a fresh window")
+        .contains("seen for");
+    c.time.advanceInSteps(HOLD_BACK, Duration.ofMillis(500));
+    assertThat(c.redlock.acquireAsync("t", TTL)).isCompleted();
+  }
+
+  @Test
+  void aNodeThatRefusesItsProbeIsProbedOnTheTimerOnlyNotBeforeEveryAcquisition() {
+    SimCluster c = cluster(3);
+    c.node(0).refuseInfo("NOPERM this user has no permissions to run the 'info' command");
+    c.node(0).crash(); // a lost connection: unknown until probed
+    c.node(0).recover();
+    c.time.advance(Duration.ofSeconds(1)); // the timer's probe is refused
+    int before = c.node(0).infoRequests();
+    for (int i = 0; i < 10; i++) {
+      c.redlock.acquireAsync("r" + i, TTL).join().release();
+    }
+    assertThat(c.node(0).infoRequests()).isEqualTo(before);
+  }
+
+  @Test
   void aReplicaIsRefusedAtStart() {
     FakeTime time = new FakeTime();
     List<SimulatedNode> nodes =

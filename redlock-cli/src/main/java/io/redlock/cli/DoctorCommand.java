@@ -9,6 +9,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.FreshMarker;
+import io.redlock.NodeHistory;
 import io.redlock.RedlockConfig;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeInfo;
@@ -93,7 +94,50 @@ final class DoctorCommand implements Callable<Integer> {
       Double rateUncertainty,
       Long roundTripMicros,
       List<String> refused,
-      MaxTtlRegister register) {
+      MaxTtlRegister register,
+      NodeHistory history) {
+
+    /** Facts without the node's history (it could not be read). */
+    NodeFacts(
+        String node,
+        String error,
+        String role,
+        String version,
+        String runId,
+        Long uptimeSeconds,
+        String appendonly,
+        String appendfsync,
+        boolean rewrittenSinceStart,
+        Long maxmemory,
+        String maxmemoryPolicy,
+        String marker,
+        Long offsetMillis,
+        Double rateExcess,
+        Double rateUncertainty,
+        Long roundTripMicros,
+        List<String> refused,
+        MaxTtlRegister register) {
+      this(
+          node,
+          error,
+          role,
+          version,
+          runId,
+          uptimeSeconds,
+          appendonly,
+          appendfsync,
+          rewrittenSinceStart,
+          maxmemory,
+          maxmemoryPolicy,
+          marker,
+          offsetMillis,
+          rateExcess,
+          rateUncertainty,
+          roundTripMicros,
+          refused,
+          register,
+          null);
+    }
 
     boolean reachable() {
       return error == null;
@@ -147,7 +191,6 @@ final class DoctorCommand implements Callable<Integer> {
   /** Judges the facts: pure, so that every rule can be tested without Redis. */
   static Verdict assess(List<NodeFacts> facts, RedlockConfig config) {
     List<Finding> findings = new ArrayList<>();
-    long windowMillis = config.restartGuardWindow().toMillis();
     Map<String, String> runIds = new HashMap<>();
     int reachable = 0;
     for (NodeFacts f : facts) {
@@ -258,20 +301,19 @@ final class DoctorCommand implements Callable<Integer> {
                     + "); set the same maxTtl on every client, see docs/production.md"));
       }
       if (config.restartGuard()
-          && !countsAtOnce(f)
+          && f.history() != null
           && !probeRefused(f) // never counts: the acl finding says so
-          && f.uptimeSeconds() != null
-          && f.uptimeSeconds() * 1_000 < windowMillis) {
+          && !f.history().counts(config.restartGuardWindow())) {
         findings.add(
             new Finding(
                 f.node(),
                 Severity.WARN,
                 "guard",
-                "held back by the restart"
-                    + " guard for another "
-                    + (windowMillis / 1_000 - f.uptimeSeconds())
-                    + " s; it counts again by itself (never run 'redlock init' after a"
-                    + " restart: it is only for a new cluster no client has used)"));
+                guardState(f, config)
+                    + ": "
+                    + f.history().reason()
+                    + "; it counts again by itself (never run 'redlock init' after a restart:"
+                    + " it is only for a new cluster no client has used)"));
       }
     }
     int quorum = config.quorum();
@@ -286,20 +328,11 @@ final class DoctorCommand implements Callable<Integer> {
     return f.refused().contains("info") || f.refused().contains("time");
   }
 
-  /** Whether a node counts at once: a marker names its process, or it persists every write. */
-  static boolean countsAtOnce(NodeFacts f) {
-    if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
-      return true;
-    }
-    return persistsEveryWrite(f) && FreshMarker.isMarker(f.marker());
-  }
-
   static boolean persistsEveryWrite(NodeFacts f) {
-    return "yes".equals(f.appendonly())
-        && "always".equals(f.appendfsync())
-        && !f.rewrittenSinceStart();
+    return "yes".equals(f.appendonly()) && "always".equals(f.appendfsync());
   }
 
+  /** What the restart guard makes of the node: the library's own judgement ({@link NodeHistory}). */
   static String guardState(NodeFacts f, RedlockConfig config) {
     if (!config.restartGuard()) {
       return "off";
@@ -307,17 +340,25 @@ final class DoctorCommand implements Callable<Integer> {
     if (probeRefused(f)) {
       return "never (probe refused)";
     }
-    if (f.runId() != null && FreshMarker.names(f.marker(), f.runId())) {
-      return "counts (fresh marker)";
-    }
-    if (persistsEveryWrite(f) && FreshMarker.isMarker(f.marker())) {
-      return "counts (AOF always, data loaded)";
-    }
-    long windowMillis = config.restartGuardWindow().toMillis();
-    if (f.uptimeSeconds() == null) {
+    NodeHistory history = f.history();
+    if (history == null) {
       return "?";
     }
-    return f.uptimeSeconds() * 1_000 >= windowMillis ? "counts (uptime)" : "held back";
+    if (history.countsAtOnce()) {
+      return "counts (data known complete"
+          + (history.countersTrusted() ? "" : ", not for fencing")
+          + ")";
+    }
+    Duration window = config.restartGuardWindow();
+    Duration seen = history.seenFor().orElse(null);
+    if (seen == null) {
+      return "held back (not seen by a client yet)";
+    }
+    return (seen.compareTo(window) >= 0 ? "counts (seen for " : "held back (seen for ")
+        + DurationConverter.format(seen)
+        + (seen.compareTo(window) >= 0 ? "" : " of " + DurationConverter.format(window))
+        + (history.countersTrusted() ? "" : "; out of fencing")
+        + ")";
   }
 
   static String persistence(NodeFacts f) {
@@ -325,8 +366,7 @@ final class DoctorCommand implements Callable<Integer> {
       return "unknown (CONFIG GET refused): the guard waits out restarts";
     }
     if (persistsEveryWrite(f)) {
-      return "AOF always: a restarted node counts at once"
-          + (FreshMarker.isMarker(f.marker()) ? "" : " once 'redlock init' wrote a marker");
+      return "AOF always: a restart that a running client watches keeps its data trusted";
     }
     return "appendonly "
         + f.appendonly()
@@ -444,7 +484,8 @@ final class DoctorCommand implements Callable<Integer> {
           uncertainty,
           bestRoundTrip == Long.MAX_VALUE ? null : bestRoundTrip / 1_000,
           List.copyOf(refused),
-          register);
+          register,
+          info == null ? null : NodeHistory.of(info));
     } catch (RuntimeException e) {
       return unreachable(name, InspectionClient.oneLine(e));
     } finally {

@@ -6,7 +6,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
-import io.redlock.FreshMarker;
+import io.redlock.NodeHistory;
 import io.redlock.RedlockConfig;
 import io.redlock.spi.NodeInfo;
 import java.io.PrintWriter;
@@ -74,10 +74,9 @@ final class StatusCommand implements Callable<Integer> {
       Long uptimeSeconds,
       String value,
       Long pttl,
-      String runId,
-      String marker) {
+      NodeHistory history) {
     NodeState(String node, String error, String role, Long uptimeSeconds, String value, Long pttl) {
-      this(node, error, role, uptimeSeconds, value, pttl, null, null);
+      this(node, error, role, uptimeSeconds, value, pttl, null);
     }
 
     boolean reachable() {
@@ -204,16 +203,9 @@ final class StatusCommand implements Callable<Integer> {
       String value = redis.get(key);
       Long pttl = redis.pttl(key);
       return info == null
-          ? new NodeState(name, null, "?", null, value, pttl, null, null)
+          ? new NodeState(name, null, "?", null, value, pttl, null)
           : new NodeState(
-              name,
-              null,
-              info.role(),
-              info.uptimeSeconds(),
-              value,
-              pttl,
-              info.runId(),
-              info.marker());
+              name, null, info.role(), info.uptimeSeconds(), value, pttl, NodeHistory.of(info));
     } catch (RuntimeException e) {
       return new NodeState(name, InspectionClient.oneLine(e), null, null, null, null);
     } finally {
@@ -232,15 +224,25 @@ final class StatusCommand implements Callable<Integer> {
     if (!"master".equals(s.role())) {
       return "excluded (not a master)";
     }
-    if (s.runId() != null && FreshMarker.names(s.marker(), s.runId())) {
-      return "counts (fresh marker)";
-    }
-    if (s.uptimeSeconds() == null) {
+    // The library's own judgement (NodeHistory), never the uptime the node reports.
+    NodeHistory history = s.history();
+    if (history == null) {
       return "?";
     }
-    return s.uptimeSeconds() * 1000 < holdBack.toMillis()
-        ? "held back (up < " + DurationConverter.format(holdBack) + ")"
-        : "counts";
+    if (history.countsAtOnce()) {
+      return "counts (data known complete)";
+    }
+    Duration seen = history.seenFor().orElse(null);
+    if (seen == null) {
+      return "held back (not seen by a client yet)";
+    }
+    return seen.compareTo(holdBack) >= 0
+        ? "counts (seen for " + DurationConverter.format(seen) + ")"
+        : "held back (seen for "
+            + DurationConverter.format(seen)
+            + " of "
+            + DurationConverter.format(holdBack)
+            + ")";
   }
 
   private static void printTable(PrintWriter out, List<NodeState> states, Duration holdBack) {

@@ -3,7 +3,10 @@ package io.redlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.redlock.FreshMarker;
+import io.redlock.NodeHistory;
 import io.redlock.RedlockConfig;
+import io.redlock.spi.NodeInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -216,16 +219,35 @@ class ConnectionOptionsTest {
         .isEqualTo(StatusCommand.Verdict.unknown);
   }
 
+  /** A node's state as status reads it, with the record a client wrote {@code seen} ago. */
+  private static StatusCommand.NodeState seen(String role, long uptimeSeconds, String marker) {
+    NodeInfo info =
+        new NodeInfo("r1", role, uptimeSeconds, 100_000_000_000L, marker, null, null, null, 0);
+    return new StatusCommand.NodeState(
+        "n", null, role, uptimeSeconds, null, -2L, NodeHistory.of(info));
+  }
+
+  private static String record(long sinceMillis) {
+    return "redlock-node/2 run=r1 since="
+        + sinceMillis
+        + " seq=1 evicted=0 admitted=- prev=- loaded=-1 why=first-seen clock=ok";
+  }
+
   @Test
   void statusShowsWhatTheRestartGuardMakesOfEachNode() {
     Duration holdBack = Duration.ofMillis(30_302);
-    StatusCommand.NodeState young =
-        new StatusCommand.NodeState("n", null, "master", 12L, null, -2L);
-    StatusCommand.NodeState old = new StatusCommand.NodeState("n", null, "master", 31L, null, -2L);
-    StatusCommand.NodeState replica =
-        new StatusCommand.NodeState("n", null, "slave", 900L, null, -2L);
-    assertThat(StatusCommand.guard(young, holdBack)).startsWith("held back");
-    assertThat(StatusCommand.guard(old, holdBack)).isEqualTo("counts");
+    long now = 100_000_000L; // the node's clock, in ms
+    StatusCommand.NodeState young = seen("master", 900, record(now - 12_000));
+    StatusCommand.NodeState old = seen("master", 900, record(now - 31_000));
+    StatusCommand.NodeState unseen = seen("master", 900, null);
+    StatusCommand.NodeState fresh = seen("master", 5, FreshMarker.value("r1"));
+    StatusCommand.NodeState replica = seen("slave", 900, null);
+    assertThat(StatusCommand.guard(young, holdBack))
+        .as("an uptime of 900 s says nothing: seen for 12 s")
+        .startsWith("held back (seen for 12");
+    assertThat(StatusCommand.guard(old, holdBack)).startsWith("counts (seen for 31");
+    assertThat(StatusCommand.guard(unseen, holdBack)).startsWith("held back (not seen");
+    assertThat(StatusCommand.guard(fresh, holdBack)).isEqualTo("counts (data known complete)");
     assertThat(StatusCommand.guard(replica, holdBack)).startsWith("excluded");
     assertThat(StatusCommand.guard(young, null)).isEqualTo("off");
   }
@@ -240,9 +262,9 @@ class ConnectionOptionsTest {
             .build();
     // The restart guard's window: maxTtl plus 60 s x 0.1 + 2 ms of drift.
     assertThat(StatusCommand.holdBack(config)).isEqualTo(Duration.ofMillis(66_002));
-    StatusCommand.NodeState upSixtyThreeSeconds =
-        new StatusCommand.NodeState("n", null, "master", 63L, null, -2L);
-    assertThat(StatusCommand.guard(upSixtyThreeSeconds, StatusCommand.holdBack(config)))
+    StatusCommand.NodeState seenSixtyThreeSeconds =
+        seen("master", 900, record(100_000_000L - 63_000));
+    assertThat(StatusCommand.guard(seenSixtyThreeSeconds, StatusCommand.holdBack(config)))
         .startsWith("held back");
     assertThat(
             StatusCommand.holdBack(

@@ -3,7 +3,9 @@ package io.redlock.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.FreshMarker;
+import io.redlock.NodeHistory;
 import io.redlock.RedlockConfig;
+import io.redlock.spi.NodeInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -194,75 +196,73 @@ class DoctorCommandTest {
         .isEqualTo(ExitCodes.FAILURE);
   }
 
+  /** Healthy facts with the history a probe would read: {@code marker} at node time now. */
+  private static DoctorCommand.NodeFacts withHistory(String runId, long uptime, String marker) {
+    DoctorCommand.NodeFacts f = healthy("a", runId);
+    NodeInfo info =
+        new NodeInfo(
+            runId,
+            "master",
+            uptime,
+            100_000_000_000L,
+            marker,
+            null,
+            new NodeInfo.Memory(0, "noeviction"),
+            "7",
+            0);
+    return new DoctorCommand.NodeFacts(
+        f.node(),
+        null,
+        f.role(),
+        f.version(),
+        runId,
+        uptime,
+        f.appendonly(),
+        f.appendfsync(),
+        false,
+        f.maxmemory(),
+        f.maxmemoryPolicy(),
+        marker,
+        f.offsetMillis(),
+        f.rateExcess(),
+        f.rateUncertainty(),
+        f.roundTripMicros(),
+        List.of(),
+        null,
+        NodeHistory.of(info));
+  }
+
+  private static String record(String runId, long secondsAgo, String admitted) {
+    return "redlock-node/2 run="
+        + runId
+        + " since="
+        + (100_000_000L - secondsAgo * 1_000)
+        + " seq=4 evicted=0 admitted="
+        + admitted
+        + " prev=- loaded=-1 why=restarted clock=ok";
+  }
+
   @Test
-  void theGuardStateFollowsMarkerPersistenceAndUptime() {
-    DoctorCommand.NodeFacts young =
-        new DoctorCommand.NodeFacts(
-            "a",
-            null,
-            "master",
-            "7",
-            "r1",
-            5L,
-            "no",
-            "everysec",
-            false,
-            0L,
-            "noeviction",
-            null,
-            0L,
-            0.0,
-            0.0,
-            100L,
-            List.of(),
-            null);
-    assertThat(DoctorCommand.guardState(young, CONFIG)).isEqualTo("held back");
-    DoctorCommand.NodeFacts marked =
-        new DoctorCommand.NodeFacts(
-            "a",
-            null,
-            "master",
-            "7",
-            "r1",
-            5L,
-            "no",
-            "everysec",
-            false,
-            0L,
-            "noeviction",
-            FreshMarker.value("r1"),
-            0L,
-            0.0,
-            0.0,
-            100L,
-            List.of(),
-            null);
-    assertThat(DoctorCommand.guardState(marked, CONFIG)).isEqualTo("counts (fresh marker)");
-    DoctorCommand.NodeFacts persisted =
-        new DoctorCommand.NodeFacts(
-            "a",
-            null,
-            "master",
-            "7",
-            "r2",
-            5L,
-            "yes",
-            "always",
-            false,
-            0L,
-            "noeviction",
-            FreshMarker.value("r1"),
-            0L,
-            0.0,
-            0.0,
-            100L,
-            List.of(),
-            null);
-    assertThat(DoctorCommand.guardState(persisted, CONFIG))
-        .isEqualTo("counts (AOF always, data loaded)");
+  void theGuardStateIsTheLibrarysJudgementOfTheNodesHistoryNeverItsUptime() {
+    // a node up for an hour that a client first saw 5 s ago: held back, whatever its uptime
+    DoctorCommand.NodeFacts young = withHistory("r1", 3_600, record("r1", 5, "-"));
+    assertThat(DoctorCommand.guardState(young, CONFIG)).startsWith("held back (seen for 5");
+    assertThat(DoctorCommand.guardState(withHistory("r1", 3_600, null), CONFIG))
+        .isEqualTo("held back (not seen by a client yet)");
+    assertThat(DoctorCommand.guardState(withHistory("r1", 5, FreshMarker.value("r1")), CONFIG))
+        .isEqualTo("counts (data known complete)");
+    // a marker of an earlier process, AOF always: not trusted without a watching client's word
+    assertThat(DoctorCommand.guardState(withHistory("r2", 5, FreshMarker.value("r1")), CONFIG))
+        .startsWith("held back (not seen");
+    assertThat(DoctorCommand.guardState(withHistory("r1", 5, record("r1", 120, "-")), CONFIG))
+        .isEqualTo("counts (seen for 2m; out of fencing)");
     assertThat(
             DoctorCommand.assess(List.of(young, healthy("b", "2"), healthy("c", "3")), CONFIG)
                 .findings())
-        .anyMatch(f -> f.check().equals("guard") && f.text().contains("redlock init"));
+        .anyMatch(
+            f ->
+                f.check().equals("guard")
+                    && f.text().contains("counts again by itself")
+                    && f.text().contains("never run 'redlock init' after a restart"));
   }
 }

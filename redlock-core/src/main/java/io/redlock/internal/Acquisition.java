@@ -4,7 +4,6 @@ import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.NodeOutcome;
 import io.redlock.NodeOutcome.Vote;
-import io.redlock.Redlock;
 import io.redlock.RedlockEvent;
 import java.time.Duration;
 import java.util.List;
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * done" and "last work settled" comes second completes {@code finished}.
  */
 final class Acquisition {
-  private static final Logger log = LoggerFactory.getLogger(Redlock.ACQUISITION_LOGGER);
+  private static final Logger log = LoggerFactory.getLogger(LockEngine.ACQUISITION_LOGGER);
 
   private final LockEngine engine;
   private final List<String> resources;
@@ -187,13 +186,14 @@ final class Acquisition {
     Round round =
         engine.countedRound(
             (index, node) ->
-                node.lockFenced(keys, counterKeys, token, ttlMillis)
+                node.lockFenced(keys, counterKeys, token, ttlMillis, engine.guard().recordKey())
                     .thenApply(
                         counter -> {
                           synchronized (counters) {
                             counters[index] = counter;
                           }
-                          return counter >= 0;
+                          // -2: granted, but the node's data changed since its last probe
+                          return counter >= 0 || counter == LOST_SINCE_PROBE;
                         }));
     engine.events().votes(RedlockEvent.Operation.ACQUIRE, round);
     round
@@ -227,30 +227,46 @@ final class Acquisition {
         .thenCompose(
             fencingToken ->
                 fencingToken > 0
-                    ? confirm(token, fencingToken)
-                    : CompletableFuture.completedFuture(notTrusted(round, decision)));
+                    ? confirm(token, fencingToken, counters)
+                    : CompletableFuture.completedFuture(notTrusted(round, counters, decision)));
   }
 
   /**
    * The failure of a lock round won without a majority of trusted grants: the votes as they
    * stand, each grant of a node whose counters are not trusted shown as {@link Vote#UNTRUSTED}.
    */
-  private Fenced notTrusted(Round round, Round.Result decision) {
+  private Fenced notTrusted(Round round, long[] counters, Round.Result decision) {
     RestartGuard guard = engine.guard();
     List<NodeOutcome> outcomes = round.settled().getNow(decision).outcomes();
     Vote[] votes = new Vote[outcomes.size()];
     String[] details = new String[outcomes.size()];
     for (int i = 0; i < votes.length; i++) {
       NodeOutcome outcome = outcomes.get(i);
-      boolean untrusted = outcome.vote() == Vote.GRANTED && !guard.trustsCounters(i);
+      boolean lost = counterOf(counters, i) == LOST_SINCE_PROBE;
+      boolean untrusted = outcome.vote() == Vote.GRANTED && (lost || !guard.trustsCounters(i));
       votes[i] = untrusted ? Vote.UNTRUSTED : outcome.vote();
-      details[i] = untrusted ? guard.whyCountersUntrusted(i) : outcome.detail();
+      details[i] =
+          !untrusted
+              ? outcome.detail()
+              : guard.trustsCounters(i)
+                  ? "fencing: its record no longer admits its process, or it evicted keys, since"
+                      + " the restart guard's last probe"
+                  : guard.whyCountersUntrusted(i);
     }
     return new Fenced(
         new Round.Result(false, decision.atNanos(), engine.nodes(), votes, details),
         0,
         "fewer than a majority of the nodes that granted have trusted fencing counters"
             + untrusted());
+  }
+
+  /** The answer of a fenced lock whose node lost data since its last probe (see NodeClient). */
+  private static final long LOST_SINCE_PROBE = -2;
+
+  private static long counterOf(long[] counters, int index) {
+    synchronized (counters) {
+      return counters[index];
+    }
   }
 
   /** What a fenced attempt came to: the deciding round, the token, or why it failed. */
@@ -278,12 +294,12 @@ final class Acquisition {
       seen = counters.clone();
     }
     for (int i = 0; i < n; i++) {
-      trustedGrant[i] = round.vote(i) == Vote.GRANTED && guard.trustsCounters(i);
+      trustedGrant[i] = round.vote(i) == Vote.GRANTED && guard.trustsCounters(i) && seen[i] >= 0;
     }
     return Fencing.token(engine.quorum(), seen, trustedGrant);
   }
 
-  private CompletableFuture<Fenced> confirm(String token, long fencingToken) {
+  private CompletableFuture<Fenced> confirm(String token, long fencingToken, long[] counters) {
     RestartGuard guard = engine.guard();
     CompletableFuture<Round> started = new CompletableFuture<>();
     engine.dispatch(
@@ -291,7 +307,7 @@ final class Acquisition {
             started.complete(
                 engine.countedRound(
                     (index, node) ->
-                        guard.trustsCounters(index)
+                        guard.trustsCounters(index) && counterOf(counters, index) >= 0
                             ? node.fence(keys, counterKeys, token, fencingToken)
                             : CompletableFuture.failedFuture(
                                 new Untrusted(guard.whyCountersUntrusted(index))))));

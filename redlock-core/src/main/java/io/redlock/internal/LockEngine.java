@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. All work is asynchronous: no method blocks.
  */
 public final class LockEngine {
+  /** The acquisitions' logger: {@value} ({@code Redlock.ACQUISITION_LOGGER} is this one). */
+  public static final String ACQUISITION_LOGGER = "io.redlock.acquisition";
+
   private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
   /** The longest ttl accepted: 365 days, far below where nanosecond arithmetic overflows. */

@@ -48,7 +48,7 @@ public record NodeRecord(
     boolean clockFlagged) {
 
   /** How every record's text begins: {@value}. */
-  static final String PREFIX = "redlock-node/2 ";
+  public static final String PREFIX = "redlock-node/2 ";
 
   /** Stands for "none" in a field that names a process. */
   static final String NONE = "-";

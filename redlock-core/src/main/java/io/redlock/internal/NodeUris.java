@@ -1,5 +1,6 @@
 package io.redlock.internal;
 
+import io.redlock.spi.NodeSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
@@ -38,29 +39,13 @@ public final class NodeUris {
     return uri.getHost().toLowerCase(Locale.ROOT) + ":" + port;
   }
 
-  /** The URI with its password masked; safe to log. Unparseable text is masked whole. */
+  /** The URI with its password masked; safe to log ({@link NodeSettings#redacted}). */
   public static String redact(String uri) {
-    int schemeEnd = uri.indexOf("://");
-    int at = uri.lastIndexOf('@');
-    if (at < 0) {
-      return uri;
-    }
-    if (schemeEnd < 0 || at < schemeEnd) {
-      return "****";
-    }
-    String userInfo = uri.substring(schemeEnd + 3, at);
-    int colon = userInfo.indexOf(':');
-    String shown = colon < 0 ? "****" : userInfo.substring(0, colon) + ":****";
-    return uri.substring(0, schemeEnd + 3) + shown + uri.substring(at);
+    return NodeSettings.redacted(uri);
   }
 
-  /** The URI without any credentials: the name a node goes by in logs and outcomes. */
+  /** The URI without any credentials ({@link NodeSettings#withoutCredentials}). */
   public static String displayName(String uri) {
-    int schemeEnd = uri.indexOf("://");
-    int at = uri.lastIndexOf('@');
-    if (at < 0 || schemeEnd < 0 || at < schemeEnd) {
-      return at < 0 ? uri : "****";
-    }
-    return uri.substring(0, schemeEnd + 3) + uri.substring(at + 1);
+    return NodeSettings.withoutCredentials(uri);
   }
 }

@@ -128,6 +128,8 @@ final class RestartGuard {
   private final boolean[] seenForever;
   private final String[] registerFailure;
   private final boolean[] registerRefusalLogged;
+  private final boolean[] registerFailureLogged;
+  private final boolean[] registerPoisonLogged;
   private final boolean[] rightsChecked;
   private final AtomicLong clusterMaxTtlMillis;
   private final AtomicLong windowNanos;
@@ -237,6 +239,8 @@ final class RestartGuard {
     this.seenForever = new boolean[n];
     this.registerFailure = new String[n];
     this.registerRefusalLogged = new boolean[n];
+    this.registerFailureLogged = new boolean[n];
+    this.registerPoisonLogged = new boolean[n];
     this.rightsChecked = new boolean[n];
     this.firstProbesLeft = n;
   }
@@ -281,6 +285,11 @@ final class RestartGuard {
    */
   public long windowNanos() {
     return windowNanos.get();
+  }
+
+  /** The key of the nodes' records of their history (the marker key). */
+  public String recordKey() {
+    return markerKey;
   }
 
   /** The longest {@code maxTtl} of this client and the cluster's register, in milliseconds. */
@@ -364,9 +373,14 @@ final class RestartGuard {
    * the next periodic probe: a node back after a short disconnection counts again sooner.
    */
   public void probeIfUnknown(int index) {
-    if (standing.get(index) == UNKNOWN) {
+    if (standing.get(index) == UNKNOWN && !refusedProbe(index)) {
       probe(index);
     }
+  }
+
+  /** Whether node {@code index} refused its last probe: probed on the timer only, then. */
+  private synchronized boolean refusedProbe(int index) {
+    return refusal[index] != null;
   }
 
   /** Why node {@code index} does not count, for its vote's detail (for people, not code). */
@@ -470,7 +484,7 @@ final class RestartGuard {
 
   private void probe(int index) {
     synchronized (this) {
-      if (probing[index] || closed || standing.get(index) == EXCLUDED) {
+      if (probing[index] || closed) {
         return;
       }
       probing[index] = true;
@@ -553,12 +567,36 @@ final class RestartGuard {
                       failure,
                       maxTtlKey));
         }
+      } else if (!registerFailureLogged[index]) {
+        // Said once loudly (an OOM, a script error): the node does not count for this client
+        // until a raise succeeds; then at DEBUG, for it repeats every second.
+        registerFailureLogged[index] = true;
+        logs.add(
+            () ->
+                log.warn(
+                    "node={} max-ttl register not raised ({}): it does not count for this client"
+                        + " until a raise succeeds",
+                    name,
+                    failure));
       } else {
         logs.add(() -> log.debug("node={} max-ttl register not raised: {}", name, failure));
       }
       return;
     }
     registerFailure[index] = null;
+    registerFailureLogged[index] = false;
+    if (!held.ignored().isEmpty() && !registerPoisonLogged[index]) {
+      registerPoisonLogged[index] = true;
+      String entry = held.ignored();
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} max-ttl register held an entry no client can have written ({}):"
+                      + " ignored and dropped (values above 365 days, or expiring further than"
+                      + " 3 × value + 10 s ahead, are never trusted)",
+                  name,
+                  entry));
+    }
     if (epoch == epochs.get(index)) {
       // Our entry lapses no earlier than hold after the node ran the script (after we
       // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
@@ -775,8 +813,14 @@ final class RestartGuard {
   private RedlockConfigException learn(
       int index, long sent, long received, NodeInfo info, LogLines logs) {
     String name = nodes.get(index).name();
+    // An excluded node is still probed: once it is an independent master again it comes
+    // back, with a fresh window (its data may be another server's).
+    boolean excluded = standing.get(index) == EXCLUDED;
     if (info.isReplica()) {
       standing.set(index, EXCLUDED);
+      if (excluded) {
+        return null; // said when it was excluded
+      }
       return new RedlockConfigException(
           "node "
               + name
@@ -787,6 +831,9 @@ final class RestartGuard {
     for (int other = 0; other < runIds.length; other++) {
       if (other != index && info.runId().equals(runIds[other])) {
         standing.set(index, EXCLUDED);
+        if (excluded) {
+          return null;
+        }
         return new RedlockConfigException(
             "nodes "
                 + nodes.get(other).name()
@@ -812,6 +859,13 @@ final class RestartGuard {
                   memory.maxmemory(),
                   memory.policy()));
     }
+    if (excluded) {
+      runIds[index] = null; // judged afresh, as a node never seen
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} is an independent master again: it counts after a fresh window", name));
+    }
     long rtt = received - sent;
     Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
     boolean watched = runIds[index] != null;
@@ -831,13 +885,23 @@ final class RestartGuard {
     } else {
       flagged = checkClock(index, name, now, received, logs);
     }
+    if (excluded) {
+      ownFloor[index] = received; // a fresh window, whatever its record says
+    }
     NodeRecord read = recordUnsupported[index] ? records[index] : NodeRecord.parse(info.marker());
     TrustRules.Watch watch =
         watched
             ? new TrustRules.Watch(
-                runIds[index], lastSeq[index], lastTrusted[index], lastDurable[index])
+                runIds[index],
+                lastSeq[index],
+                lastTrusted[index],
+                lastDurable[index],
+                // for a process this client lost: how long before it last heard from it
+                info.runId().equals(runIds[index])
+                    || ownFloor[index] - lastAnswer[index] <= TrustRules.MAX_WATCH_GAP_NANOS)
             : null;
-    TrustRules.Judgement judged = TrustRules.judge(info, read, watch, flagged != null);
+    // Back from exclusion, it restarts its window for every client, as a clock flag does.
+    TrustRules.Judgement judged = TrustRules.judge(info, read, watch, flagged != null || excluded);
     NodeRecord record = judged.record();
     records[index] = record;
     infos[index] = info;
@@ -916,12 +980,12 @@ final class RestartGuard {
         () ->
             call(() -> node.updateRecord(markerKey, expected, text, info.runId()))
                 .whenComplete(
-                    (applied, error) ->
-                        recordWritten(index, epoch, info.runId(), record, applied, error)));
+                    (held, error) ->
+                        recordWritten(index, epoch, info.runId(), record, held, error)));
   }
 
   private void recordWritten(
-      int index, int epoch, String runId, NodeRecord record, Boolean applied, Throwable error) {
+      int index, int epoch, String runId, NodeRecord record, String held, Throwable error) {
     String name = nodes.get(index).name();
     LogLines logs = new LogLines();
     synchronized (this) {
@@ -946,10 +1010,13 @@ final class RestartGuard {
           String failure = oneLine(cause);
           logs.add(() -> log.debug("node={} record not written: {}", name, failure));
         }
-      } else if (Boolean.TRUE.equals(applied)
-          && epoch == epochs.get(index)
-          && runId.equals(runIds[index])) {
-        lastSeq[index] = Math.max(lastSeq[index], record.seq());
+      } else if (epoch == epochs.get(index) && runId.equals(runIds[index])) {
+        // What this client knows the data holds: its own write, or what another client wrote
+        // first (a continuity judgement needs the newest this client can know).
+        NodeRecord now = held == null ? record : NodeRecord.parse(held);
+        if (now != null && now.run().equals(runId)) {
+          lastSeq[index] = Math.max(lastSeq[index], now.seq());
+        }
       }
     }
     logs.write();

@@ -32,8 +32,18 @@ public final class TrustRules {
    * @param seq the largest {@code seq} of its record this client read or wrote in that process
    * @param trusted whether that process's data was trusted complete then
    * @param durable whether it persisted every write then ({@link #durable})
+   * @param recent whether that answer came at most {@link #MAX_WATCH_GAP_NANOS} before this
+   *     client lost the process: a client that had not heard from it for longer (paused, cut
+   *     off) knows too little of its last data to vouch for a copy of it
    */
-  record Watch(String runId, long seq, boolean trusted, boolean durable) {}
+  public record Watch(String runId, long seq, boolean trusted, boolean durable, boolean recent) {}
+
+  /**
+   * The longest gap between a watching client's last answer from a process and the moment it
+   * lost it for the client to vouch that a new process loaded all of its data: one and a half
+   * probe intervals.
+   */
+  public static final long MAX_WATCH_GAP_NANOS = 1_500_000_000L;
 
   /**
    * A probe's judgement.
@@ -42,7 +52,7 @@ public final class TrustRules {
    * @param event what changed, {@link Why#PROBED} for nothing
    * @param sawRestart whether this client saw the node's process change since its last probe
    */
-  record Judgement(NodeRecord record, Why event, boolean sawRestart) {}
+  public record Judgement(NodeRecord record, Why event, boolean sawRestart) {}
 
   /**
    * Judges one probe.
@@ -53,7 +63,7 @@ public final class TrustRules {
    * @param clockFlagged whether this client just flagged the node's clock (it ran fast or
    *     jumped): its window restarts now, for every client
    */
-  static Judgement judge(NodeInfo info, NodeRecord read, Watch watch, boolean clockFlagged) {
+  public static Judgement judge(NodeInfo info, NodeRecord read, Watch watch, boolean clockFlagged) {
     String run = info.runId();
     long now = info.serverTimeMicros() / 1_000L;
     long evicted = info.evictedKeys();
@@ -156,14 +166,16 @@ public final class TrustRules {
   }
 
   /**
-   * Whether a new process holds the complete data of the watched one: that one was trusted and
-   * persisted every write at this client's last answer, its data was admitted when the new
+   * Whether a new process holds the complete data of the watched one: this client heard from
+   * the old process shortly before it lost it, which was trusted and persisted every write at
+   * that last answer, its data was admitted when the new
    * process loaded it, the loaded data is no older than what this client saw last, and the new
    * process persists every write too.
    */
   private static boolean continuous(
       Watch watch, boolean loadedAdmitted, long loadedSeq, NodeInfo info) {
-    return watch.trusted()
+    return watch.recent()
+        && watch.trusted()
         && watch.durable()
         && loadedAdmitted
         && loadedSeq >= watch.seq()

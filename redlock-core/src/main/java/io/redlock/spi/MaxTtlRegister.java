@@ -15,13 +15,39 @@ package io.redlock.spi;
  * node time ({@code TIME}, in milliseconds since the epoch); the key itself expires with its
  * last entry. {@link #read} decodes it, for tools such as {@code redlock doctor}.
  *
+ * <p>An entry no client can have written is ignored, and dropped by the next raise: a value
+ * above {@link #MAX_VALUE_MILLIS}, or an expiry further than {@code 3 × value + 10 s} from
+ * the node's clock (a client asks for at most about {@code 2.25 × value + 7.5 s}); one stray
+ * entry could otherwise hold every restarted node back for a year.
+ *
  * @param maxTtlMillis the longest live value, in milliseconds (at least the caller's)
  * @param remainingMillis milliseconds until that value lapses, by the node's clock, if no one
  *     raises it again; {@code -1} if it never lapses (a register written without expiry)
+ * @param ignored an entry the register held that was out of bounds and ignored, for a warning
+ *     that names it; empty when there was none
  * @since 0.1.0
  */
-public record MaxTtlRegister(long maxTtlMillis, long remainingMillis) {
+public record MaxTtlRegister(long maxTtlMillis, long remainingMillis, String ignored) {
+  /** The largest value an entry may hold: {@code RedlockConfig.MAX_DURATION}, 365 days. */
+  public static final long MAX_VALUE_MILLIS = 365L * 24 * 3_600_000;
+
+  /** A register that ignored nothing. */
+  public MaxTtlRegister(long maxTtlMillis, long remainingMillis) {
+    this(maxTtlMillis, remainingMillis, "");
+  }
+
+  /**
+   * Whether an entry is one a client can have written: its value at most {@link
+   * #MAX_VALUE_MILLIS}, its expiry at most {@code 3 × value + 10 s} after {@code nowMillis}.
+   */
+  public static boolean plausible(long value, long expiryMillis, long nowMillis) {
+    return value >= 0
+        && value <= MAX_VALUE_MILLIS
+        && expiryMillis - nowMillis <= 3 * value + 10_000;
+  }
+
   public MaxTtlRegister {
+    java.util.Objects.requireNonNull(ignored, "ignored");
     if (maxTtlMillis < 0) {
       throw new IllegalArgumentException("maxTtlMillis must be >= 0, was " + maxTtlMillis);
     }
@@ -52,7 +78,7 @@ public record MaxTtlRegister(long maxTtlMillis, long remainingMillis) {
       try {
         long value = Long.parseLong(entry.substring(0, colon));
         long expiry = Long.parseLong(entry.substring(colon + 1));
-        if (expiry > nodeNowMillis && value > best) {
+        if (expiry > nodeNowMillis && value > best && plausible(value, expiry, nodeNowMillis)) {
           best = value;
           bestExpiry = expiry;
         }

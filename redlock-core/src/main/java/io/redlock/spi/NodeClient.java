@@ -99,6 +99,21 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
+   * {@link #lockFenced(List, List, String, long)}, checking in the same atomic step that the
+   * node's record of its history at {@code recordKey} (see {@link io.redlock.FreshMarker})
+   * still admits its current process with no key evicted since: if not, the keys are set all
+   * the same (a grant) and the answer is -2, so that counters lost since the restart guard's
+   * last probe never yield a token. The default cannot check and answers as the short form.
+   *
+   * @return as the short form, or -2 when the keys were set but the counters are not trusted
+   * @since 0.1.0
+   */
+  default CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis, String recordKey) {
+    return lockFenced(keys, counters, token, ttlMillis);
+  }
+
+  /**
    * The second step of a fenced lease: only if every key of {@code keys} holds
    * {@code token}, raises the number stored at each of {@code counters} to
    * {@code fencingToken} unless it holds a larger one (no expiry), atomically.
@@ -143,10 +158,11 @@ public interface NodeClient extends AutoCloseable {
    * a failed stage ({@link UnsupportedOperationException}); the guard then keeps the history
    * in this client's memory only, and no other client learns from it.
    *
-   * @return whether the value was set
+   * @return {@code null} when the value was set, else what the key holds now (an empty string
+   *     for no key), so that the caller learns what another client wrote meanwhile
    * @since 0.1.0
    */
-  default CompletionStage<Boolean> updateRecord(
+  default CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
     return java.util.concurrent.CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot write a record"));

@@ -1,8 +1,6 @@
 package io.redlock.spi;
 
 import io.redlock.RedlockConfig;
-import io.redlock.internal.Durations;
-import io.redlock.internal.NodeUris;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -47,21 +45,59 @@ public record NodeSettings(
    * The name the node goes by in logs, messages and outcomes: its URI without credentials.
    */
   public String name() {
-    return NodeUris.displayName(uri);
+    return withoutCredentials(uri);
+  }
+
+  /**
+   * {@code uri} without any credentials: the name a node goes by in logs and outcomes. Text
+   * that holds credentials but cannot be parsed is masked whole.
+   *
+   * @since 0.1.0
+   */
+  public static String withoutCredentials(String uri) {
+    int schemeEnd = uri.indexOf("://");
+    int at = uri.lastIndexOf('@');
+    if (at < 0 || schemeEnd < 0 || at < schemeEnd) {
+      return at < 0 ? uri : "****";
+    }
+    return uri.substring(0, schemeEnd + 3) + uri.substring(at + 1);
+  }
+
+  /**
+   * {@code uri} with its password masked ({@code user:****}, or {@code ****} for a lone
+   * password); safe to log. Text that holds credentials but cannot be parsed is masked whole.
+   *
+   * @since 0.1.0
+   */
+  public static String redacted(String uri) {
+    int schemeEnd = uri.indexOf("://");
+    int at = uri.lastIndexOf('@');
+    if (at < 0) {
+      return uri;
+    }
+    if (schemeEnd < 0 || at < schemeEnd) {
+      return "****";
+    }
+    String userInfo = uri.substring(schemeEnd + 3, at);
+    int colon = userInfo.indexOf(':');
+    String shown = colon < 0 ? "****" : userInfo.substring(0, colon) + ":****";
+    return uri.substring(0, schemeEnd + 3) + shown + uri.substring(at);
   }
 
   @Override
   public String toString() {
     return "NodeSettings{uri="
-        + NodeUris.redact(uri)
+        + redacted(uri)
         + ", username="
         + username
         + ", password="
         + (password == null ? "none" : "****")
         + ", nodeTimeout="
-        + Durations.format(nodeTimeout)
+        + nodeTimeout.toMillis()
+        + " ms"
         + ", connectTimeout="
-        + Durations.format(connectTimeout)
+        + connectTimeout.toMillis()
+        + " ms"
         + "}";
   }
 }

@@ -222,6 +222,31 @@ public final class Keyspace {
     return (int) keys.keySet().stream().filter(which).count();
   }
 
+  /** A copy of every key, as a backup or a copy of the data files holds them. */
+  public Map<String, Object> snapshot() {
+    return new HashMap<>(keys);
+  }
+
+  /** Replaces every key with those of {@code snapshot} (from {@link #snapshot}). */
+  @SuppressWarnings("unchecked")
+  public void restore(Map<String, Object> snapshot) {
+    keys.clear();
+    for (Map.Entry<String, Object> entry : snapshot.entrySet()) {
+      keys.put(entry.getKey(), (Entry) entry.getValue());
+    }
+  }
+
+  /** The names of the live keys that start with {@code prefix}. */
+  public List<String> namesStartingWith(String prefix) {
+    List<String> found = new java.util.ArrayList<>();
+    for (String key : keys.keySet()) {
+      if (key.startsWith(prefix)) {
+        found.add(key);
+      }
+    }
+    return found;
+  }
+
   /** Deletes {@code key}, as {@code DEL} (or an eviction) does. */
   public void remove(String key) {
     keys.remove(key);

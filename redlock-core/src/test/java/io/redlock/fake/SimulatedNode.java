@@ -54,6 +54,7 @@ public final class SimulatedNode implements NodeClient {
   private boolean paused;
   private boolean closed;
   private final AtomicInteger locks = new AtomicInteger();
+  private final AtomicInteger infos = new AtomicInteger();
   private final AtomicInteger extends_ = new AtomicInteger();
   private final AtomicInteger unlocks = new AtomicInteger();
 
@@ -65,6 +66,7 @@ public final class SimulatedNode implements NodeClient {
 
   @Override
   public CompletionStage<io.redlock.spi.NodeInfo> info() {
+    infos.incrementAndGet();
     synchronized (this) {
       if (crashed) {
         return CompletableFuture.failedFuture(new ConnectException(name + ": connection refused"));
@@ -118,16 +120,17 @@ public final class SimulatedNode implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Boolean> updateRecord(
+  public CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
-    return submit(
+    return submitValue(
         () -> {
           String current = keyspace.valueOf(key);
-          if (!this.runId.equals(runId) || !expected.equals(current == null ? "" : current)) {
-            return false;
+          String held = current == null ? "" : current;
+          if (!this.runId.equals(runId) || !expected.equals(held)) {
+            return held;
           }
           keyspace.putPersistent(key, value);
-          return true;
+          return null;
         });
   }
 
@@ -347,6 +350,16 @@ public final class SimulatedNode implements NodeClient {
   /** Makes this node report itself as a replica. */
   public synchronized void becomeReplica() {
     role = "slave";
+  }
+
+  /** Makes this node report itself as a master again. */
+  public synchronized void becomeMaster() {
+    role = "master";
+  }
+
+  /** How many times the node was asked for its {@code INFO}. */
+  public int infoRequests() {
+    return infos.get();
   }
 
   /** Makes this node report the same process id as {@code other}: one server, two names. */

@@ -60,7 +60,7 @@ class TrustRulesTest {
 
   @Test
   void aWatchingClientAdmitsANewProcessThatLoadedAllItSaw() {
-    Watch watched = new Watch("r1", 7, true, true);
+    Watch watched = new Watch("r1", 7, true, true, true);
     NodeInfo restarted = node("r2", ALWAYS, 0);
     Judgement j = TrustRules.judge(restarted, admitted("r1", 7), watched, false);
     assertThat(j.event()).isEqualTo(Why.CONTINUED);
@@ -72,7 +72,7 @@ class TrustRulesTest {
 
   @Test
   void aRestoredCopyOlderThanWhatTheClientSawIsNotAdmitted() {
-    Watch watched = new Watch("r1", 9, true, true);
+    Watch watched = new Watch("r1", 9, true, true, true);
     Judgement j = TrustRules.judge(node("r2", ALWAYS, 0), admitted("r1", 7), watched, false);
     assertThat(j.event()).isEqualTo(Why.RESTARTED);
     assertThat(j.record().admits("r2")).isFalse();
@@ -83,58 +83,75 @@ class TrustRulesTest {
   void continuityNeedsDurabilityOnBothSidesAndTrustBefore() {
     NodeRecord loaded = admitted("r1", 7);
     assertThat(
-            TrustRules.judge(node("r2", EVERYSEC, 0), loaded, new Watch("r1", 7, true, true), false)
+            TrustRules.judge(
+                    node("r2", EVERYSEC, 0), loaded, new Watch("r1", 7, true, true, true), false)
                 .event())
         .isEqualTo(Why.RESTARTED);
     assertThat(
-            TrustRules.judge(node("r2", ALWAYS, 0), loaded, new Watch("r1", 7, true, false), false)
+            TrustRules.judge(
+                    node("r2", ALWAYS, 0), loaded, new Watch("r1", 7, true, false, true), false)
                 .event())
         .as("AOF was off at the last answer of the old process")
         .isEqualTo(Why.RESTARTED);
     assertThat(
-            TrustRules.judge(node("r2", ALWAYS, 0), loaded, new Watch("r1", 7, false, true), false)
+            TrustRules.judge(
+                    node("r2", ALWAYS, 0), loaded, new Watch("r1", 7, false, true, true), false)
                 .event())
         .isEqualTo(Why.RESTARTED);
     assertThat(
-            TrustRules.judge(node("r2", null, 0), loaded, new Watch("r1", 7, true, true), false)
+            TrustRules.judge(
+                    node("r2", null, 0), loaded, new Watch("r1", 7, true, true, true), false)
                 .event())
         .as("persistence unknown (no CONFIG GET)")
         .isEqualTo(Why.RESTARTED);
     NodeRecord notAdmitted = new NodeRecord("r1", 10, 7, 0, "-", "-", -1, Why.FIRST_SEEN, false);
     assertThat(
             TrustRules.judge(
-                    node("r2", ALWAYS, 0), notAdmitted, new Watch("r1", 7, true, true), false)
+                    node("r2", ALWAYS, 0), notAdmitted, new Watch("r1", 7, true, true, true), false)
                 .event())
         .isEqualTo(Why.RESTARTED);
     assertThat(
             TrustRules.judge(
-                    node("r3", ALWAYS, 0), admitted("rX", 7), new Watch("r1", 7, true, true), false)
+                    node("r3", ALWAYS, 0),
+                    admitted("rX", 7),
+                    new Watch("r1", 7, true, true, true),
+                    false)
                 .event())
         .as("data of another process than the one watched: another node's, say")
         .isEqualTo(Why.RESTARTED);
   }
 
   @Test
+  void aWatcherThatHadNotHeardFromTheOldProcessForLongCannotVouchForItsData() {
+    Judgement j =
+        TrustRules.judge(
+            node("r2", ALWAYS, 0), admitted("r1", 7), new Watch("r1", 7, true, true, false), false);
+    assertThat(j.event()).isEqualTo(Why.RESTARTED);
+  }
+
+  @Test
   void aWatcherAdmitsARestartAnotherClientRecordedFirst() {
     NodeRecord byNewClient = new NodeRecord("r2", 500, 8, 0, "-", "r1", 7, Why.RESTARTED, false);
     Judgement j =
-        TrustRules.judge(node("r2", ALWAYS, 0), byNewClient, new Watch("r1", 7, true, true), false);
+        TrustRules.judge(
+            node("r2", ALWAYS, 0), byNewClient, new Watch("r1", 7, true, true, true), false);
     assertThat(j.event()).isEqualTo(Why.CONTINUED);
     assertThat(j.record().admits("r2")).isTrue();
     Judgement stale =
-        TrustRules.judge(node("r2", ALWAYS, 0), byNewClient, new Watch("r1", 9, true, true), false);
+        TrustRules.judge(
+            node("r2", ALWAYS, 0), byNewClient, new Watch("r1", 9, true, true, true), false);
     assertThat(stale.record().admits("r2")).isFalse();
   }
 
   @Test
   void lossInPlaceAndEvictionTakeTrustAwayAndRestartTheWindow() {
     NodeInfo same = node("r1", ALWAYS, 0);
-    Judgement vanished = TrustRules.judge(same, null, new Watch("r1", 7, true, true), false);
+    Judgement vanished = TrustRules.judge(same, null, new Watch("r1", 7, true, true, true), false);
     assertThat(vanished.event()).isEqualTo(Why.LOST_IN_PLACE);
     assertThat(vanished.record().admits("r1")).isFalse();
     assertThat(vanished.record().seq()).isEqualTo(8);
     Judgement wentBack =
-        TrustRules.judge(same, admitted("r1", 3), new Watch("r1", 7, true, true), false);
+        TrustRules.judge(same, admitted("r1", 3), new Watch("r1", 7, true, true, true), false);
     assertThat(wentBack.event()).isEqualTo(Why.LOST_IN_PLACE);
     assertThat(wentBack.record().sinceMillis()).isEqualTo(NOW_MS);
     Judgement evicted = TrustRules.judge(node("r1", ALWAYS, 1), admitted("r1", 7), null, false);
@@ -150,7 +167,8 @@ class TrustRulesTest {
   @Test
   void aClockFlagRestartsTheWindowForEveryClientButKeepsCounterTrust() {
     NodeInfo info = node("r1", null, 0);
-    Judgement j = TrustRules.judge(info, admitted("r1", 7), new Watch("r1", 7, true, false), true);
+    Judgement j =
+        TrustRules.judge(info, admitted("r1", 7), new Watch("r1", 7, true, false, true), true);
     assertThat(j.record().clockFlagged()).isTrue();
     assertThat(j.record().sinceMillis()).isEqualTo(NOW_MS);
     assertThat(TrustRules.countsAtOnce(info, j.record())).isFalse();
@@ -224,7 +242,8 @@ class TrustRulesTest {
       for (long seq : new long[] {0, 7, 9}) {
         for (boolean trusted : new boolean[] {false, true}) {
           for (boolean durable : new boolean[] {false, true}) {
-            watches.add(new Watch(run, seq, trusted, durable));
+            watches.add(new Watch(run, seq, trusted, durable, true));
+            watches.add(new Watch(run, seq, trusted, durable, false));
           }
         }
       }
@@ -260,6 +279,7 @@ class TrustRulesTest {
                 boolean continued =
                     watch != null
                         && !watch.runId().equals("r2")
+                        && watch.recent()
                         && watch.trusted()
                         && watch.durable()
                         && persistence == ALWAYS

@@ -16,7 +16,8 @@ record Schedule(
     List<NodeSpec> nodes,
     NetworkSpec network,
     List<Fault> faults,
-    List<Pause> pauses) {
+    List<Pause> pauses,
+    List<HistoryFault> historyFaults) {
 
   /** The lease ttl every client asks for. */
   static final long TTL_MILLIS = 1_000;
@@ -59,11 +60,28 @@ record Schedule(
   enum FaultKind {
     CRASH_THEN_RECOVER_WITH_KEYS,
     CRASH_THEN_RECOVER_EMPTY,
-    RESTART_EMPTY
+    RESTART_EMPTY;
+
+    /** Faults of a node's history (mode {@code FENCED_HISTORY_FAULTS}), drawn apart. */
+    enum History {
+      /** Crashes, and comes back on a copy of its own data taken earlier (AOF always). */
+      RESTORE_OLDER_COPY,
+      /** Crashes, and comes back on a copy of another node's data (AOF always). */
+      OTHER_NODES_DATA,
+      /** Evicts its fencing counters in place (an allkeys policy for a moment). */
+      EVICT_COUNTERS
+    }
   }
 
   /** A node fault at true time {@code atNanos}; a crash lasts {@code downNanos}. */
   record Fault(int node, FaultKind kind, long atNanos, long downNanos) {}
+
+  /**
+   * A fault of a node's history at true time {@code atNanos}: for a copy, taken {@code
+   * copyAgeNanos} earlier (of node {@code source}).
+   */
+  record HistoryFault(
+      int node, FaultKind.History kind, long atNanos, long copyAgeNanos, int source) {}
 
   /** A client stopped (a GC pause) from true time {@code atNanos} for {@code forNanos}. */
   record Pause(int client, long atNanos, long forNanos) {}
@@ -103,7 +121,9 @@ record Schedule(
               random.nextLong(),
               // with counters trusted only a window after the restarts, more operations reach
               // past it (the draw is the same, so other modes are unchanged)
-              (mode.fastClocks() || mode == SimulationMode.FENCED_COUNTERS_TRUSTED_ONCE_COUNTING
+              (mode.fastClocks()
+                          || mode == SimulationMode.FENCED_COUNTERS_TRUSTED_ONCE_COUNTING
+                          || mode == SimulationMode.FENCED_HISTORY_FAULTS
                       ? 4
                       : 1)
                   + random.nextInt(3),
@@ -117,6 +137,7 @@ record Schedule(
     NetworkSpec network;
     List<Fault> faults = new ArrayList<>();
     List<Pause> pauses = new ArrayList<>();
+    List<HistoryFault> historyFaults = new ArrayList<>();
     switch (mode) {
       case SAFE, FENCED -> {
         network =
@@ -191,6 +212,41 @@ record Schedule(
               new Fault(order.get(i), kind, at, kind == FaultKind.RESTART_EMPTY ? 0 : 20 * MS));
         }
       }
+      case FENCED_HISTORY_FAULTS -> {
+        network = new NetworkSpec(MS / 2, 2 * MS, 0, 0, 0);
+        // The scene of the report: the last N - Q nodes hold the resources for someone else
+        // until just before the fault (SimulationRun writes those keys), so node 0 and nodes
+        // 1..Q-1 grant and confirm every token; then node 0 comes back on a copy of its data
+        // taken well before (more than a probe interval), and nodes 1..Q-1 go down for 2 s:
+        // the next grants come from node 0 and the nodes that never confirmed a token.
+        int quorum = nodeCount / 2 + 1;
+        long restoreAt = (long) uniform(random, 1_700 * MS, 2_500 * MS);
+        historyFaults.add(
+            new HistoryFault(
+                0, FaultKind.History.RESTORE_OLDER_COPY, restoreAt, restoreAt - 200 * MS, 0));
+        for (int i = 1; i < quorum; i++) {
+          faults.add(new Fault(i, FaultKind.CRASH_THEN_RECOVER_WITH_KEYS, restoreAt, 2_000 * MS));
+        }
+        // Then up to two more events of a node's history: its data restored from a copy taken
+        // 1.6 to 2.5 s earlier, replaced by another node's, or its counters evicted.
+        int count = random.nextInt(3);
+        FaultKind.History[] kinds = FaultKind.History.values();
+        for (int i = 0; i < count; i++) {
+          // node 0 or one that was never down: a node already down when restored would have
+          // been lost long after its copy was taken, which is another case (see safety.md)
+          int pick = random.nextInt(nodeCount - quorum + 1);
+          int node = pick == 0 ? 0 : quorum - 1 + pick;
+          historyFaults.add(
+              new HistoryFault(
+                  node,
+                  kinds[random.nextInt(kinds.length)],
+                  (long) uniform(random, 2_600 * MS, 4_000 * MS),
+                  // older than the watchers' last probe (at most 1.5 s before they lost the
+                  // process): a newer copy is the one case history cannot tell (safety.md)
+                  (long) uniform(random, 1_600 * MS, 2_500 * MS),
+                  (node + 1 + random.nextInt(nodeCount - 1)) % nodeCount));
+        }
+      }
       default -> throw new IllegalStateException(mode.toString());
     }
     return new Schedule(
@@ -201,7 +257,8 @@ record Schedule(
         List.copyOf(nodes),
         network,
         List.copyOf(faults),
-        List.copyOf(pauses));
+        List.copyOf(pauses),
+        List.copyOf(historyFaults));
   }
 
   private static List<Integer> shuffled(int count, Random random) {

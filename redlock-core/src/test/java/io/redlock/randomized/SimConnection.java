@@ -66,6 +66,12 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
+  public CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis, String recordKey) {
+    return send(() -> node.lockFencedChecked(keys, counters, token, ttlMillis, recordKey));
+  }
+
+  @Override
   public CompletionStage<Boolean> fence(
       List<String> keys, List<String> counters, String token, long fencingToken) {
     return send(() -> node.fence(keys, counters, token, fencingToken));
@@ -92,7 +98,7 @@ final class SimConnection implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Boolean> updateRecord(
+  public CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
     return send(() -> node.updateRecord(key, expected, value, runId));
   }

@@ -37,6 +37,7 @@ final class SimNodeStore {
   private boolean down;
   private int epoch;
   private boolean reportsAofAlways;
+  private long evictedKeys;
 
   SimNodeStore(String name, FakeTime truth, double rate, long offset) {
     this.name = name;
@@ -84,18 +85,18 @@ final class SimNodeStore {
         reportsAofAlways ? new NodeInfo.Persistence(true, "always", false, true) : null,
         new NodeInfo.Memory(0, "noeviction"),
         info.version(),
-        0);
+        evictedKeys);
   }
 
   /** The record's compare-and-set, bound to the current process, as the transport's script. */
-  boolean updateRecord(String key, String expected, String value, String runId) {
+  String updateRecord(String key, String expected, String value, String runId) {
     String current = keys.valueOf(key);
-    if (!runId.equals(name + "-run" + process)
-        || !expected.equals(current == null ? "" : current)) {
-      return false;
+    String held = current == null ? "" : current;
+    if (!runId.equals(name + "-run" + process) || !expected.equals(held)) {
+      return held;
     }
     keys.putPersistent(key, value);
-    return true;
+    return null;
   }
 
   /** The max-ttl register, as the transport's script keeps it; lost when emptied. */
@@ -179,6 +180,47 @@ final class SimNodeStore {
     newProcess(keepKeys);
   }
 
+  /**
+   * A fenced lock as the transport's script with its record check: -2 when the keys were set
+   * but the record does not admit the current process with no key evicted since.
+   */
+  long lockFencedChecked(
+      List<String> names, List<String> counters, String token, long ttlMillis, String recordKey) {
+    String run = name + "-run" + process;
+    String raw = keys.valueOf(recordKey);
+    boolean trusted;
+    if (raw != null && raw.startsWith(io.redlock.internal.NodeRecord.PREFIX)) {
+      io.redlock.internal.NodeRecord record = io.redlock.internal.NodeRecord.parse(raw);
+      trusted =
+          record != null
+              && record.admits(run)
+              && record.evicted() >= 0
+              && evictedKeys <= record.evicted();
+    } else {
+      trusted = io.redlock.FreshMarker.value(run).equals(raw) && evictedKeys == 0;
+    }
+    long answer = keys.lockFenced(names, counters, token, ttlMillis);
+    return answer >= 0 && !trusted ? -2 : answer;
+  }
+
+  /** Comes back after a crash as a new process on {@code data} (a copy of some keys). */
+  void recoverWith(java.util.Map<String, Object> data) {
+    if (!down) {
+      return;
+    }
+    down = false;
+    keys.restore(data);
+    newProcess(true);
+  }
+
+  /** Evicts every fencing counter in place, as an allkeys policy at its limit may. */
+  void evictCounters() {
+    for (String key : keys.namesStartingWith("__redlock_fence__:")) {
+      keys.remove(key);
+      evictedKeys++;
+    }
+  }
+
   /** Restarts at once as a new process that forgot every key (no persistence). */
   void restartEmpty() {
     if (down) {
@@ -193,6 +235,7 @@ final class SimNodeStore {
     if (!keepKeys) {
       keys.clear();
     }
+    evictedKeys = 0;
     process++;
     startedAt = now();
   }

@@ -81,7 +81,15 @@ enum SimulationMode {
    * for locks again (here: its process is declared fresh once the guard's window has passed).
    * Mutual exclusion holds, but tokens go back.
    */
-  FENCED_COUNTERS_TRUSTED_ONCE_COUNTING(true);
+  FENCED_COUNTERS_TRUSTED_ONCE_COUNTING(true),
+  /**
+   * Fenced leases on nodes that persist every write, with events of a node's history: data
+   * restored from an older copy, another node's data, counters evicted in place. The restored
+   * or foreign data carries a record that admits an earlier process and AOF always is reported:
+   * only history (the watchers' sequence, the record's process, the eviction count, checked by
+   * the fenced lock itself) keeps tokens from going back.
+   */
+  FENCED_HISTORY_FAULTS(true);
 
   final boolean restartGuard;
 
@@ -100,7 +108,10 @@ enum SimulationMode {
 
   /** Whether the nodes report AOF with {@code appendfsync always}. */
   boolean aofAlways() {
-    return this == AOF_RESTARTS || this == AOF_LOST_DIRECTORY || this == FENCED_AOF_RESTARTS;
+    return this == AOF_RESTARTS
+        || this == AOF_LOST_DIRECTORY
+        || this == FENCED_AOF_RESTARTS
+        || this == FENCED_HISTORY_FAULTS;
   }
 
   /** Whether the clients take fenced leases. */
@@ -109,7 +120,8 @@ enum SimulationMode {
         || this == FENCED_WITHOUT_CONFIRMATION
         || this == FENCED_INIT_FORCED
         || this == FENCED_AOF_RESTARTS
-        || this == FENCED_COUNTERS_TRUSTED_ONCE_COUNTING;
+        || this == FENCED_COUNTERS_TRUSTED_ONCE_COUNTING
+        || this == FENCED_HISTORY_FAULTS;
   }
 
   /** Whether an operator forces {@code init} on nodes right after they restart empty. */

@@ -92,6 +92,16 @@ final class SimulationRun {
     }
     RedlockConfig config = config(nodes.size(), mode.restartGuard, mode.fenced());
 
+    if (mode == SimulationMode.FENCED_HISTORY_FAULTS) {
+      // the last N - Q nodes hold every resource for someone else until just before the
+      // scene's fault (see Schedule)
+      long until = schedule.historyFaults().get(0).atNanos() - 100 * Schedule.MS;
+      for (int i = nodes.size() / 2 + 1; i < nodes.size(); i++) {
+        for (int r = 0; r < schedule.resources(); r++) {
+          nodes.get(i).keys.put("r" + r, "someone-else", java.time.Duration.ofNanos(until));
+        }
+      }
+    }
     List<List<String>> resourceChoices = new ArrayList<>();
     for (int r = 0; r < schedule.resources(); r++) {
       resourceChoices.add(List.of("r" + r));
@@ -171,6 +181,40 @@ final class SimulationRun {
               }
               default -> throw new IllegalStateException(fault.kind().toString());
             }
+          },
+          fault.atNanos());
+    }
+    for (Schedule.HistoryFault fault : schedule.historyFaults()) {
+      SimNodeStore node = nodes.get(fault.node());
+      SimNodeStore source =
+          fault.kind() == Schedule.FaultKind.History.OTHER_NODES_DATA
+              ? nodes.get(fault.source())
+              : node;
+      java.util.concurrent.atomic.AtomicReference<java.util.Map<String, Object>> copy =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      if (fault.kind() != Schedule.FaultKind.History.EVICT_COUNTERS) {
+        truth.schedule(
+            () -> {
+              history.trace(truth.nanoTime(), () -> "copy of " + source.name + "'s data");
+              copy.set(source.keys.snapshot());
+            },
+            fault.atNanos() - fault.copyAgeNanos());
+      }
+      truth.schedule(
+          () -> {
+            history.trace(truth.nanoTime(), () -> "fault: " + node.name + " " + fault.kind());
+            if (fault.kind() == Schedule.FaultKind.History.EVICT_COUNTERS) {
+              node.evictCounters();
+              return;
+            }
+            node.crash();
+            truth.schedule(
+                () -> {
+                  history.trace(
+                      truth.nanoTime(), () -> "fault: " + node.name + " recovers on the copy");
+                  node.recoverWith(copy.get());
+                },
+                20 * Schedule.MS);
           },
           fault.atNanos());
     }

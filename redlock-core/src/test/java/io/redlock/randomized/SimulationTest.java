@@ -160,6 +160,15 @@ class SimulationTest {
   }
 
   @Test
+  void restoredCopiesForeignDataAndEvictedCountersNeverMakeTokensGoBack() {
+    SimulationRunner.Summary summary =
+        SimulationRunner.run(SimulationMode.FENCED_HISTORY_FAULTS, BASE_SEED, CONTROL_SCHEDULES);
+    System.out.println(summary.describe());
+    assertThat(summary.failedSchedules()).as(failureMessage(summary)).isZero();
+    assertThat(summary.commits()).as("the workload commits").isGreaterThan(CONTROL_SCHEDULES);
+  }
+
+  @Test
   void countersTrustedOnceTheGuardCountsANodeAgainMakeTokensGoBackWithoutAnOverlap() {
     SimulationRunner.Summary summary =
         SimulationRunner.run(

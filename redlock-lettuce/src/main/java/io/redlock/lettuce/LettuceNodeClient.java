@@ -329,22 +329,26 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   @Override
-  public CompletionStage<Boolean> updateRecord(
+  public CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
     return commands
-        .<Long>eval(
+        .<List<Object>>eval(
             Script.UPDATE_RECORD.source(),
-            ScriptOutputType.INTEGER,
+            ScriptOutputType.MULTI,
             new String[] {key},
             expected,
             value,
             runId)
         .toCompletableFuture()
-        .thenApply(applied -> applied != null && applied == 1L);
+        .thenApply(
+            reply ->
+                ((Number) reply.get(0)).longValue() == 1L
+                    ? null
+                    : reply.size() > 1 && reply.get(1) != null ? reply.get(1).toString() : "");
   }
 
   @Override
@@ -470,7 +474,8 @@ final class LettuceNodeClient implements NodeClient {
             reply ->
                 new MaxTtlRegister(
                     ((Number) reply.get(0)).longValue(),
-                    Math.max(0, ((Number) reply.get(1)).longValue())));
+                    Math.max(0, ((Number) reply.get(1)).longValue()),
+                    reply.size() > 2 && reply.get(2) != null ? reply.get(2).toString() : ""));
   }
 
   @Override
@@ -714,6 +719,12 @@ final class LettuceNodeClient implements NodeClient {
   @Override
   public CompletionStage<Long> lockFenced(
       List<String> keys, List<String> counters, String token, long ttlMillis) {
+    return lockFenced(keys, counters, token, ttlMillis, null);
+  }
+
+  @Override
+  public CompletionStage<Long> lockFenced(
+      List<String> keys, List<String> counters, String token, long ttlMillis, String recordKey) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
@@ -727,10 +738,11 @@ final class LettuceNodeClient implements NodeClient {
             commands.eval(
                 Script.LOCK_FENCED.source(),
                 ScriptOutputType.INTEGER,
-                both(keys, counters),
+                recordKey == null ? both(keys, counters) : withRecord(keys, counters, recordKey),
                 token,
                 Long.toString(ttlMillis),
-                Integer.toString(keys.size())));
+                Integer.toString(keys.size()),
+                recordKey == null ? "" : "check"));
   }
 
   private static Long fencedAnswer(Long result) {
@@ -738,6 +750,12 @@ final class LettuceNodeClient implements NodeClient {
       throw new IllegalStateException("no answer to lock-fenced");
     }
     return result;
+  }
+
+  private static String[] withRecord(List<String> keys, List<String> counters, String record) {
+    String[] all = java.util.Arrays.copyOf(both(keys, counters), keys.size() + counters.size() + 1);
+    all[all.length - 1] = record;
+    return all;
   }
 
   @Override

@@ -40,7 +40,11 @@ record Script(String name, String source, String sha1) {
    * largest counter (a missing one is 0), or -1 if a lock key exists. A counter that does not
    * hold a non-negative integer fails the script with an error naming it, before any key is
    * set: read as 0, it would hand out a token that goes back. So does one above 2^53 - 1: Lua
-   * compares numbers as doubles, exact only up to there.
+   * compares numbers as doubles, exact only up to there. With ARGV[4] {@code check}, the last
+   * key is the node's record (see {@code io.redlock.internal.NodeRecord}): when it does not
+   * admit the node's current process ({@code INFO server}) with no key evicted since the last
+   * probe ({@code INFO stats}), the keys are set all the same and the answer is -2 (granted,
+   * counters not trusted): data lost or evicted since the last probe never yields a token.
    */
   static final Script LOCK_FENCED =
       of(
@@ -52,8 +56,24 @@ record Script(String name, String source, String sha1) {
           return -1
         end
       end
+      local last = #KEYS
+      local untrusted = false
+      if ARGV[4] == 'check' then
+        last = #KEYS - 1
+        local record = redis.call('get', KEYS[#KEYS]) or ''
+        local run = string.match(redis.call('info', 'server'), 'run_id:(%x+)')
+        local evicted = tonumber(string.match(redis.call('info', 'stats'), 'evicted_keys:(%d+)'))
+        if string.sub(record, 1, 15) == 'redlock-node/2 ' then
+          local kept = tonumber(string.match(record, ' evicted=(%d+) '))
+          untrusted = not string.find(record, ' run=' .. run .. ' ', 1, true)
+            or not string.find(record, ' admitted=' .. run .. ' ', 1, true)
+            or not kept or evicted > kept
+        else
+          untrusted = record ~= 'redlock-fresh/1 run_id=' .. run or evicted > 0
+        end
+      end
       local max = 0
-      for i = n + 1, #KEYS do
+      for i = n + 1, last do
         local value = redis.call('get', KEYS[i])
         if value then
           if not string.match(value, '^%d+$') then
@@ -72,6 +92,9 @@ record Script(String name, String source, String sha1) {
       end
       for i = 1, n do
         redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])
+      end
+      if untrusted then
+        return -2
       end
       return max
       """);
@@ -188,21 +211,19 @@ record Script(String name, String source, String sha1) {
    * The node's record of its history (see {@code io.redlock.internal.NodeRecord}): sets
    * KEYS[1] to ARGV[2] (no expiry) only if it holds ARGV[1] (an empty string: no key) and the
    * node's current process is ARGV[3], read here with {@code INFO server} so that a write
-   * judged on one process never lands on the next; 1 if set, else 0.
+   * judged on one process never lands on the next; {1} if set, else {0, what KEYS[1] holds}.
    */
   static final Script UPDATE_RECORD =
       of(
           "update-record",
           """
+      local current = redis.call('get', KEYS[1]) or ''
       local run = string.match(redis.call('info', 'server'), 'run_id:(%x+)')
-      if run ~= ARGV[3] then
-        return 0
-      end
-      if (redis.call('get', KEYS[1]) or '') ~= ARGV[1] then
-        return 0
+      if run ~= ARGV[3] or current ~= ARGV[1] then
+        return {0, current}
       end
       redis.call('set', KEYS[1], ARGV[2])
-      return 1
+      return {1}
       """);
 
   /**
@@ -256,8 +277,9 @@ record Script(String name, String source, String sha1) {
    * {@code io.redlock.spi.MaxTtlRegister} for its format): a string of {@code value:expiresAt}
    * entries, one per {@code maxTtl} in use, each lapsing at its own node time (ms). Drops
    * lapsed entries, keeps ARGV[1] until at least now + ARGV[2] ms (a later expiry is kept),
-   * leaves the other entries alone, lets the key expire with its last entry, and answers
-   * {longest live value, ms until it lapses}. Only GET, SET and TIME, which the library's ACL
+   * leaves the other entries alone, drops entries no client can have written (see {@code
+   * MaxTtlRegister#plausible}), lets the key expire with its last entry, and answers {longest
+   * live value, ms until it lapses, the first entry dropped or an empty string}. Only GET, SET and TIME, which the library's ACL
    * grants anyway. TIME makes the script non-deterministic: on Redis 6 its effects, not its
    * text, must be replicated (Redis 7 always does so).
    */
@@ -273,9 +295,15 @@ record Script(String name, String source, String sha1) {
       local held = redis.call('get', KEYS[1]) or ''
       local mineExpiry = now + tonumber(ARGV[2])
       local entries = {}
+      local ignored = ''
       for v, e in string.gmatch(held, '(%d+):(%d+)') do
         local expiry = tonumber(e)
-        if expiry > now then
+        if #v > 12 or #e > 16 or tonumber(v) > 31536000000
+            or expiry - now > 3 * tonumber(v) + 10000 then
+          if ignored == '' then
+            ignored = string.sub(v, 1, 24) .. ':' .. string.sub(e, 1, 24)
+          end
+        elseif expiry > now then
           if v == ARGV[1] then
             if expiry > mineExpiry then
               mineExpiry = expiry
@@ -298,7 +326,7 @@ record Script(String name, String source, String sha1) {
         parts[i] = entry[3]
       end
       redis.call('set', KEYS[1], table.concat(parts, ','), 'px', string.format('%d', last - now))
-      return {best, bestExpiry - now}
+      return {best, bestExpiry - now, ignored}
       """);
 
   /**

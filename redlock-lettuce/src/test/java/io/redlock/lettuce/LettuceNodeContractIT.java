@@ -10,6 +10,7 @@ import io.redlock.spi.contract.NodeClientContract;
 import io.redlock.testkit.RedisBinary;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -54,6 +55,51 @@ class LettuceNodeContractIT extends NodeClientContract {
     assertThat(info.version()).isEqualTo(RedisBinary.version().orElseThrow());
     assertThat(node.info().toCompletableFuture().get(10, TimeUnit.SECONDS).version())
         .isEqualTo(info.version());
+  }
+
+  /**
+   * The fenced lock script checks the node's record itself, so that data lost since the
+   * restart guard's last probe (an eviction, a flush, a restart behind a proxy) never yields a
+   * counter: the keys are set, and the answer is -2.
+   */
+  @Test
+  void theFencedLockChecksTheRecordOfTheNodesHistoryInTheSameStep() throws Exception {
+    String record = "contract:record";
+    String counter = "contract:fence:checked";
+    servers.command(0, "SET", counter, "7");
+    String runId = node.info().toCompletableFuture().get(10, TimeUnit.SECONDS).runId();
+    long evicted = LettuceNodeClient.evictedKeys(servers.command(0, "INFO", "stats").toString());
+    String admitted =
+        "redlock-node/2 run="
+            + runId
+            + " since=1 seq=3 evicted="
+            + evicted
+            + " admitted="
+            + runId
+            + " prev=- loaded=-1 why=init clock=ok";
+    List<String> cases =
+        List.of(
+            admitted,
+            admitted.replace(" admitted=" + runId, " admitted=-"),
+            admitted.replace(" run=" + runId, " run=another"),
+            admitted.replace(" evicted=" + evicted, " evicted=" + (evicted - 1)),
+            "");
+    List<Long> answers = new java.util.ArrayList<>();
+    for (String value : cases) {
+      String key = "contract:checked:" + answers.size();
+      if (value.isEmpty()) {
+        servers.command(0, "DEL", record);
+      } else {
+        servers.command(0, "SET", record, value);
+      }
+      answers.add(
+          node.lockFenced(List.of(key), List.of(counter), "t", 10_000, record)
+              .toCompletableFuture()
+              .get(10, TimeUnit.SECONDS));
+      assertThat(servers.command(0, "GET", key)).as("granted either way").isEqualTo("t");
+    }
+    // only a record that admits the current process, with no key evicted since, gives the counter
+    assertThat(answers).containsExactly(7L, -2L, -2L, -2L, -2L);
   }
 
   @Override

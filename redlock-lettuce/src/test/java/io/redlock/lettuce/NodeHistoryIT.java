@@ -398,6 +398,37 @@ class NodeHistoryIT {
     assertThat(record(0)).contains("admitted=- ");
   }
 
+  @Test
+  void aPoisonedMaxTtlRegisterIsIgnoredAndDropped() throws Exception {
+    servers = RedisServers.startFresh(3);
+    String key = FreshMarker.maxTtlKey("");
+    // a year that never lapses, and a number too long for Lua's doubles
+    servers.command(0, "SET", key, "31536000000:99999999999999,99999999999999999999:1");
+    Redlock redlock = client(false);
+    take(redlock, "poisoned");
+    Timing.await(
+        "the poisoned entries dropped",
+        () -> !String.valueOf(servers.command(0, "GET", key)).contains("99999"));
+    servers.restart(0);
+    servers.kill(1);
+    String detail =
+        Timing.awaitValue(
+            "node 0 held back",
+            Duration.ofSeconds(20),
+            () -> {
+              try {
+                redlock.acquire("after-poison", TTL).close();
+                return Optional.empty();
+              } catch (LockUnavailableException e) {
+                return e.lastOutcomes().get(0).vote() == Vote.HELD_BACK
+                        && e.lastOutcomes().get(0).detail().contains("seen for")
+                    ? Optional.of(e.lastOutcomes().get(0).detail())
+                    : Optional.empty();
+              }
+            });
+    assertThat(detail).as("its own window, not a year").contains("of 3032 ms");
+  }
+
   private static long field(String info, String name) {
     for (String line : info.split("\r?\n")) {
       if (line.startsWith(name + ":")) {

@@ -114,7 +114,6 @@ class RedlockAutoConfigurationIT {
             "redlock.auto-extend-threshold=0.6",
             "redlock.username=app",
             "redlock.fencing=true",
-            "redlock.restart-guard=false",
             "redlock.lock-registry.key=jobs")
         .run(
             context -> {
@@ -134,13 +133,29 @@ class RedlockAutoConfigurationIT {
               assertThat(config.autoExtendThreshold()).isEqualTo(0.6);
               assertThat(config.username()).isEqualTo("app");
               assertThat(config.fencing()).isTrue();
-              assertThat(config.restartGuard()).isFalse();
               assertThat(config.listeners()).contains(context.getBean(RedlockNodeStatus.class));
 
-              // Every setting differs from its default (the nodes have no user "app", so they
-              // refuse the connection); locking is tested with the defaults.
+              // Every setting but the guard's differs from its default (the nodes have no user
+              // "app", so they refuse the connection); locking is tested with the defaults.
               assertThat(context).hasSingleBean(RedlockLockProvider.class);
             });
+  }
+
+  @Test
+  void theRestartGuardSettingIsBoundAndFencingWithoutItIsRefusedByName() {
+    runner
+        .withPropertyValues(nodes(), "redlock.restart-guard=false")
+        .run(
+            context ->
+                assertThat(context.getBean(Redlock.class).config().restartGuard()).isFalse());
+    runner
+        .withPropertyValues(nodes(), "redlock.restart-guard=false", "redlock.fencing=true")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("fencing true is not accepted with restartGuard false"));
   }
 
   @Test
