@@ -1,0 +1,19 @@
+package io.redlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class PrintableTest {
+
+  @Test
+  void controlCharactersCannotForgeALineOrReachTheTerminal() {
+    assertThat(Printable.of("orders:42")).isEqualTo("orders:42");
+    assertThat(Printable.of("a\r\nverdict: free")).isEqualTo("a\\r\\nverdict: free");
+    assertThat(Printable.of("x\u001b[2Jy")).isEqualTo("x\\e[2Jy");
+    assertThat(Printable.of("\u0000\u007f\u009b\u2028")).isEqualTo("\\u0000\\u007f\\u009b\\u2028");
+    assertThat(Printable.of("back\\slash")).isEqualTo("back\\\\slash");
+    assertThat(Printable.of("über 日本")).isEqualTo("über 日本");
+    assertThat(Printable.of(null)).isEqualTo("null");
+  }
+}
