@@ -262,9 +262,7 @@ final class RedisNode {
     Duration timeout = options.commandTimeout();
     String where = "redis node " + index + " (" + ServerOptions.HOST + ":" + target + ")";
     try (RespConnection connection = RespConnection.open(ServerOptions.HOST, target, timeout)) {
-      if (options.hasAclUser()) {
-        connection.call("AUTH", options.aclUser(), options.aclPassword());
-      }
+      connection.call("AUTH", ServerOptions.ADMIN_USER, options.adminPassword());
       return connection.call(args);
     } catch (SocketTimeoutException e) {
       throw new UncheckedIOException(
@@ -285,7 +283,8 @@ final class RedisNode {
 
   private void launch() throws PortTakenException {
     Path binary = RedisBinary.locate();
-    List<String> commandLine = options.commandLine(binary, port, tlsPort, dir);
+    Path configFile = writeConfigFile();
+    List<String> commandLine = options.commandLine(binary, configFile, port, tlsPort, dir);
     File console = dir.resolve("redis.out").toFile();
     Process started;
     try {
@@ -307,6 +306,25 @@ final class RedisNode {
     paused = false;
     awaitReady();
     LOG.debug("redis node {} ready on port {} (pid {}, dir {})", index, port, started.pid(), dir);
+  }
+
+  /**
+   * Writes the secrets (users and passwords) into {@code redis.conf} in the node's folder,
+   * readable by the owner only; the folder itself is 0700 ({@link Files#createTempDirectory}).
+   */
+  private Path writeConfigFile() {
+    Path file = dir.resolve("redis.conf");
+    try {
+      Files.deleteIfExists(file);
+      Files.createFile(
+          file,
+          java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+              java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+      Files.writeString(file, options.configFile(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not write the config file of redis node " + index, e);
+    }
+    return file;
   }
 
   /**
@@ -332,9 +350,7 @@ final class RedisNode {
                 + tail);
       }
       try (RespConnection probe = RespConnection.open(ServerOptions.HOST, port, PROBE_TIMEOUT)) {
-        if (options.hasAclUser()) {
-          probe.call("AUTH", options.aclUser(), options.aclPassword());
-        }
+        probe.call("AUTH", ServerOptions.ADMIN_USER, options.adminPassword());
         if ("PONG".equals(probe.call("PING"))) {
           long answeringPid = processIdFromInfo((String) probe.call("INFO", "server"));
           if (answeringPid != process.pid()) {
