@@ -241,7 +241,7 @@ class RedlockCliIT {
       StringWriter out = new StringWriter();
       assertThat(run(out, "init", "--nodes", usedNodes)).isEqualTo(ExitCodes.VIOLATION);
       assertThat(out.toString())
-          .contains(used.uri(1) + "  refused: holds 1 key(s)")
+          .contains(used.address(1) + "  refused: holds 1 key(s)")
           .contains("orders:42");
       assertThat(used.command(0, "GET", "__redlock__:fresh")).isNull();
       assertThat(run("init", "--nodes", usedNodes, "--force")).isEqualTo(ExitCodes.OK);
@@ -265,7 +265,7 @@ class RedlockCliIT {
       StringWriter evicting = new StringWriter();
       assertThat(run(evicting, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.VIOLATION);
       assertThat(evicting.toString())
-          .contains("PROBLEM " + redis.uri(2) + " eviction")
+          .contains("PROBLEM " + redis.address(2) + " eviction")
           .contains("allkeys-lru")
           .contains("verdict: safety problem");
       StringWriter json = new StringWriter();
@@ -278,10 +278,10 @@ class RedlockCliIT {
       redis.command(2, "CONFIG", "SET", "maxmemory-policy", "noeviction");
     }
 
-    String twice = nodes + ",redis://localhost:" + redis.port(0);
+    String twice = nodes + ",redis://:" + redis.password() + "@localhost:" + redis.port(0);
     StringWriter duplicate = new StringWriter();
     assertThat(run(duplicate, "doctor", "--nodes", twice)).isEqualTo(ExitCodes.VIOLATION);
-    assertThat(duplicate.toString()).contains("the same server as " + redis.uri(0));
+    assertThat(duplicate.toString()).contains("the same server as " + redis.address(0));
   }
 
   @Test
@@ -298,7 +298,7 @@ class RedlockCliIT {
       assertThat(table.toString())
           .contains("REGISTER")
           .containsPattern("120s \\(lapses in 1[12]\\d\\.\\ds\\)")
-          .contains("WARN " + redis.uri(0) + " register")
+          .contains("WARN " + redis.address(0) + " register")
           .contains("longer than 60s");
       StringWriter json = new StringWriter();
       assertThat(run(json, "doctor", "--json", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
