@@ -128,7 +128,9 @@ final class DemoConsole implements TortureListener {
             + RedisBinary.locate()
             + "):");
     for (int i = 0; i < started.size(); i++) {
-      line(String.format(Locale.ROOT, "  node %d  %s  pid %d", i, started.address(i), started.pid(i)));
+      line(
+          String.format(
+              Locale.ROOT, "  node %d  %s  pid %d", i, started.address(i), started.pid(i)));
     }
     line(
         String.format(
