@@ -65,6 +65,10 @@ final class InspectionClient {
       }
     }
     uri.setTimeout(timeout);
+    // No CLIENT SETINFO on connect, as the library's transport: the documented users have no
+    // CLIENT right, and each refusal would be an entry in the node's ACL log.
+    uri.setLibraryName("");
+    uri.setLibraryVersion("");
     return uri;
   }
 
@@ -122,6 +126,8 @@ final class InspectionClient {
     RedisClient client = RedisClient.create(resources);
     client.setOptions(
         ClientOptions.builder()
+            // no CLIENT MAINT_NOTIFICATIONS on connect: the documented users have no CLIENT
+            .maintNotificationsConfig(io.lettuce.core.MaintNotificationsConfig.disabled())
             .autoReconnect(false)
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())

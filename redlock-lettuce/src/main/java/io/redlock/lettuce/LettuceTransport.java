@@ -135,9 +135,14 @@ public final class LettuceTransport implements NodeTransport {
     }
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
+    withoutClientSetinfo(redisUri);
     RedisClient client = RedisClient.create(resources);
+    ClientOptions.Builder options = ClientOptions.builder();
+    if (Lettuce7.PRESENT) {
+      Lettuce7.withoutMaintNotifications(options);
+    }
     client.setOptions(
-        ClientOptions.builder()
+        options
             .autoReconnect(true)
             // A lock request that waits for a reconnect is worse than a failed vote: by the time
             // it runs, the attempt it belonged to was decided long ago.
@@ -158,6 +163,48 @@ public final class LettuceTransport implements NodeTransport {
     LettuceNodeClient opened = new LettuceNodeClient(node.name(), client, redisUri, resources);
     opened.connect();
     return opened;
+  }
+
+  /**
+   * What only Lettuce 7 has, in a class of its own: it is loaded (and its Lettuce 7 types
+   * resolved) only when {@link #PRESENT} says they exist, so Lettuce 6 (pinned by Spring Boot
+   * 3.5 and 4.0) never meets them.
+   */
+  static final class Lettuce7 {
+    static final boolean PRESENT = present("io.lettuce.core.MaintNotificationsConfig");
+
+    private Lettuce7() {}
+
+    /**
+     * No {@code CLIENT MAINT_NOTIFICATIONS} on connect (Lettuce 7 sends it by default): the
+     * least-privilege user has no {@code CLIENT}, and each refusal would be an ACL log entry.
+     * Maintenance notifications serve Redis Enterprise/Cloud endpoint moves, which a lock
+     * node's connection does not follow anyway (a vote never waits for a reconnect).
+     */
+    static void withoutMaintNotifications(ClientOptions.Builder options) {
+      options.maintNotificationsConfig(io.lettuce.core.MaintNotificationsConfig.disabled());
+    }
+
+    private static boolean present(String name) {
+      try {
+        Class.forName(name, false, LettuceTransport.class.getClassLoader());
+        return true;
+      } catch (ClassNotFoundException e) {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Keeps Lettuce from sending {@code CLIENT SETINFO lib-name/lib-ver} on each connect: the
+   * least-privilege user does not need {@code CLIENT}, and a refused {@code SETINFO} (ignored
+   * by Lettuce) would add an entry to the node's ACL log on every connection. Redis before 7.2
+   * has no {@code SETINFO} at all. An empty name and version are what Lettuce 6.3+ and 7
+   * read as "send nothing".
+   */
+  private static void withoutClientSetinfo(RedisURI uri) {
+    uri.setLibraryName("");
+    uri.setLibraryVersion("");
   }
 
   /**
