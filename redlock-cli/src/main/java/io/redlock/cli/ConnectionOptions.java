@@ -59,8 +59,11 @@ public final class ConnectionOptions {
       split = ",",
       paramLabel = "<uri>",
       description =
-          "The Redis masters, comma-separated: redis://[user@]host[:port][/db] or"
-              + " rediss://... (else REDLOCK_NODES, else nodes= in the config file).")
+          "The Redis masters, comma-separated: redis://host[:port][/db] or rediss://... for"
+              + " TLS (else REDLOCK_NODES, else nodes= in the config file). Give the user with"
+              + " --username and the password with --password-file: a password written here"
+              + " shows in ps and in shell history (and redis://name@host is read as the"
+              + " password 'name', not as a user).")
   List<String> nodes;
 
   @Option(
@@ -181,11 +184,28 @@ public final class ConnectionOptions {
     Properties file = configFile == null ? new Properties() : load(configFile, configSource);
     String inFile = configFile == null ? "" : "config file " + configFile + ": ";
 
+    if (configFile != null) {
+      warnIfOthersCanRead(configFile, "config file");
+    }
     List<String> nodeList;
     String nodesSource;
     if (nodes != null) {
       nodesSource = "option '--nodes'";
       nodeList = nodeList(nodes, nodesSource);
+      for (String node : nodeList) {
+        if (hasUserInfo(node)) {
+          warn(
+              "a node in --nodes carries credentials ("
+                  + Printable.of(StatusCommand.displayName(node))
+                  + "): they show in ps and in shell history; give the user with --username and"
+                  + " the password with --password-file, REDLOCK_PASSWORD or password-file= in"
+                  + " a config file"
+                  + (lonePassword(node)
+                      ? " (a lone 'name@' before the host is read as a password, not a user)"
+                      : ""));
+          break;
+        }
+      }
     } else if (env.get(ENV_NODES) != null) {
       nodesSource = "environment variable " + ENV_NODES;
       nodeList = nodeList(List.of(env.get(ENV_NODES).split(",", -1)), nodesSource);
@@ -342,7 +362,56 @@ public final class ConnectionOptions {
     return list;
   }
 
+  /** Whether {@code node} has user info ({@code user:password@} or {@code password@}). */
+  static boolean hasUserInfo(String node) {
+    int schemeEnd = node.indexOf("://");
+    int at = node.lastIndexOf('@');
+    return schemeEnd >= 0 && at > schemeEnd;
+  }
+
+  /** Whether the user info of {@code node} has no colon: Lettuce reads it as a password. */
+  static boolean lonePassword(String node) {
+    int schemeEnd = node.indexOf("://");
+    int at = node.lastIndexOf('@');
+    return hasUserInfo(node) && node.substring(schemeEnd + 3, at).indexOf(':') < 0;
+  }
+
+  /**
+   * Warns (on stderr) when {@code file} can be read by its group or by others: it holds a
+   * password or names the file that does.
+   */
+  private void warnIfOthersCanRead(Path file, String what) {
+    java.util.Set<java.nio.file.attribute.PosixFilePermission> permissions;
+    try {
+      permissions = Files.getPosixFilePermissions(file);
+    } catch (IOException | UnsupportedOperationException e) {
+      return; // unreadable: reading it reports that; no POSIX permissions: nothing to say
+    }
+    if (permissions.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
+        || permissions.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+      warn(
+          what
+              + " "
+              + Printable.of(file.toString())
+              + " can be read by "
+              + (permissions.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)
+                  ? "every user"
+                  : "its group")
+              + " (mode "
+              + java.nio.file.attribute.PosixFilePermissions.toString(permissions)
+              + "); make it readable by its owner only: chmod 600 "
+              + Printable.of(file.toString()));
+    }
+  }
+
+  private void warn(String message) {
+    java.io.PrintWriter err = spec.commandLine().getErr();
+    err.println(spec.qualifiedName() + ": warning: " + message);
+    err.flush();
+  }
+
   private String readPassword(Path file, String source) {
+    warnIfOthersCanRead(file, "password file");
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
