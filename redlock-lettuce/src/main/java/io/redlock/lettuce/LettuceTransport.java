@@ -5,6 +5,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -15,6 +17,7 @@ import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
+import io.redlock.TlsSettings;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
 import io.redlock.spi.NodeTransport;
@@ -22,6 +25,8 @@ import java.net.URI;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The default transport: one Lettuce connection per node over one set of shared client
@@ -44,6 +49,8 @@ import java.util.concurrent.TimeUnit;
  * @since 0.1.0
  */
 public final class LettuceTransport implements NodeTransport {
+
+  private static final Logger log = LoggerFactory.getLogger(LettuceTransport.class);
   private static final Set<String> SCHEMES = Set.of("redis", "rediss");
 
   private final ClientResources resources;
@@ -138,6 +145,9 @@ public final class LettuceTransport implements NodeTransport {
     withoutClientSetinfo(redisUri);
     RedisClient client = RedisClient.create(resources);
     ClientOptions.Builder options = ClientOptions.builder();
+    if (redisUri.isSsl()) {
+      tls(node, redisUri, options);
+    }
     if (Lettuce7.PRESENT) {
       Lettuce7.withoutMaintNotifications(options);
     }
@@ -163,6 +173,41 @@ public final class LettuceTransport implements NodeTransport {
     LettuceNodeClient opened = new LettuceNodeClient(node.name(), client, redisUri, resources);
     opened.connect();
     return opened;
+  }
+
+  /**
+   * Applies {@link TlsSettings} to a {@code rediss://} node: refuses a URI that switches
+   * certificate checks off unless allowed (then a WARN), and trusts the given certificates for
+   * this connection only, presenting the client certificate if one is given.
+   */
+  private static void tls(NodeSettings node, RedisURI redisUri, ClientOptions.Builder options) {
+    TlsSettings tls = node.tls();
+    if (redisUri.getVerifyMode() == SslVerifyMode.NONE) {
+      if (!tls.allowUnverified()) {
+        throw new RedlockConfigException(
+            "node "
+                + node.name()
+                + " has verifyPeer=NONE, which switches TLS certificate checks off: anyone on"
+                + " the path can pose as the node, read the password and grant or deny locks;"
+                + " trust the node's CA with tls.trustedCertificates instead, or accept the"
+                + " risk with tls.allowUnverified(true)");
+      }
+      log.warn(
+          "node={} TLS certificate checks are off (verifyPeer=NONE, allowed by"
+              + " tls.allowUnverified): anyone on the path can pose as this node",
+          node.name());
+    }
+    if (tls.trustedCertificates() == null && tls.clientCertificateChain() == null) {
+      return; // the JVM's default trust store, no client certificate
+    }
+    SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+    if (tls.trustedCertificates() != null) {
+      ssl.trustManager(tls.trustedCertificates().toFile());
+    }
+    if (tls.clientCertificateChain() != null) {
+      ssl.keyManager(tls.clientCertificateChain().toFile(), tls.clientPrivateKey().toFile(), null);
+    }
+    options.sslOptions(ssl.build());
   }
 
   /**

@@ -103,6 +103,31 @@ public final class RedisServers implements AutoCloseable {
   }
 
   /**
+   * The fleet's self-signed certificate as a PEM file: what a client that verifies the servers
+   * trusts, and (with {@link Builder#tlsClientAuth}) a client certificate they accept.
+   *
+   * @throws IllegalStateException if the fleet has no TLS
+   */
+  public java.nio.file.Path tlsCertificate() {
+    if (certificate == null) {
+      throw new IllegalStateException("this fleet was started without TLS; see Builder.tls");
+    }
+    return certificate.certificate();
+  }
+
+  /**
+   * The private key of {@link #tlsCertificate()}, as an unencrypted PKCS#8 PEM file.
+   *
+   * @throws IllegalStateException if the fleet has no TLS
+   */
+  public java.nio.file.Path tlsPrivateKey() {
+    if (certificate == null) {
+      throw new IllegalStateException("this fleet was started without TLS; see Builder.tls");
+    }
+    return certificate.privateKey();
+  }
+
+  /**
    * A PKCS12 trust store (password {@code changeit}) holding the fleet's self-signed
    * certificate, for clients that verify the servers.
    *
@@ -469,6 +494,7 @@ public final class RedisServers implements AutoCloseable {
     private String aclPassword;
     private boolean appendOnly;
     private boolean tls;
+    private boolean tlsClientAuth;
     private Duration commandTimeout = Duration.ofSeconds(3);
     private boolean fresh;
 
@@ -548,6 +574,17 @@ public final class RedisServers implements AutoCloseable {
       return this;
     }
 
+    /**
+     * With {@link #tls(boolean) TLS}: whether the TLS port requires a client certificate
+     * signed by the fleet's certificate ({@code tls-auth-clients yes}, Redis's default), such
+     * as the fleet's own ({@link RedisServers#tlsCertificate()},
+     * {@link RedisServers#tlsPrivateKey()}). Default off.
+     */
+    public Builder tlsClientAuth(boolean tlsClientAuth) {
+      this.tlsClientAuth = tlsClientAuth;
+      return this;
+    }
+
     public Builder appendOnly(boolean appendOnly) {
       this.appendOnly = appendOnly;
       return this;
@@ -593,6 +630,7 @@ public final class RedisServers implements AutoCloseable {
               appendOnly,
               commandTimeout,
               certificate,
+              tlsClientAuth,
               ServerOptions.randomPassword(),
               ServerOptions.randomPassword());
       List<RedisNode> started = new ArrayList<>(count);

@@ -27,6 +27,7 @@ record ServerOptions(
     boolean appendOnly,
     Duration commandTimeout,
     TestCertificate tls,
+    boolean tlsClientAuth,
     String password,
     String adminPassword) {
 
@@ -151,7 +152,7 @@ record ServerOptions(
               "--tls-ca-cert-file",
               tls.certificate().toString(),
               "--tls-auth-clients",
-              "no"));
+              tlsClientAuth ? "yes" : "no"));
     }
     if (RedisBinary.majorVersion() >= 7) {
       // Redis 7 refuses DEBUG by default; tests use DEBUG SLEEP to simulate a slow node.
