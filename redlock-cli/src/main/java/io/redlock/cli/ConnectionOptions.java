@@ -2,6 +2,7 @@ package io.redlock.cli;
 
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
+import io.redlock.TlsSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +50,10 @@ public final class ConnectionOptions {
               "node-timeout",
               "connect-timeout",
               "key-prefix",
-              "restart-guard"));
+              "restart-guard",
+              "tls-ca",
+              "tls-cert",
+              "tls-key"));
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec spec;
@@ -120,6 +124,38 @@ public final class ConnectionOptions {
   String keyPrefix;
 
   @Option(
+      names = "--tls-ca",
+      paramLabel = "<pem>",
+      description =
+          "PEM file of the certificates that sign the nodes' TLS certificates (a private CA):"
+              + " trusted for the nodes only (default: the JVM's trust store; else tls-ca= in"
+              + " the config file).")
+  Path tlsCa;
+
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "<pem>",
+      description =
+          "PEM file of the client certificate chain, for nodes that require one"
+              + " (tls-auth-clients yes); with --tls-key (else tls-cert= in the config file).")
+  Path tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "<pem>",
+      description =
+          "PEM file (PKCS#8, not encrypted) of the client certificate's private key (else"
+              + " tls-key= in the config file).")
+  Path tlsKey;
+
+  @Option(
+      names = "--tls-allow-unverified",
+      description =
+          "Accept node URIs with verifyPeer=NONE (TLS without certificate checks: anyone on"
+              + " the path can pose as a node). Refused without this option.")
+  boolean tlsAllowUnverified;
+
+  @Option(
       names = "--no-restart-guard",
       description =
           "Count a node whose Redis process started less than max-ttl ago (by default"
@@ -142,7 +178,8 @@ public final class ConnectionOptions {
       Duration connectTimeout,
       String keyPrefix,
       boolean restartGuard,
-      String nodesSource) {
+      String nodesSource,
+      TlsSettings tls) {
 
     /** A config builder with these settings (ttl and retries left to the caller). */
     RedlockConfig.Builder builder() {
@@ -152,7 +189,8 @@ public final class ConnectionOptions {
               .nodeTimeout(nodeTimeout)
               .connectTimeout(connectTimeout)
               .keyPrefix(keyPrefix)
-              .restartGuard(restartGuard);
+              .restartGuard(restartGuard)
+              .tls(tls);
       maxTtl.ifPresent(b::maxTtl);
       if (username != null) {
         b.username(username);
@@ -248,6 +286,22 @@ public final class ConnectionOptions {
     boolean guard =
         !noRestartGuard
             && fileBoolean(file, "restart-guard", inFile, RedlockConfig.DEFAULT_RESTART_GUARD);
+    TlsSettings tls = tls(file, configFile, inFile);
+    if (!tls.allowUnverified()) {
+      for (String node : nodeList) {
+        if (node.toLowerCase(java.util.Locale.ROOT)
+            .matches(".*[?&]verifypeer=(none|false)(&.*)?")) {
+          throw error(
+              "Invalid value in "
+                  + nodesSource
+                  + ": "
+                  + Printable.of(StatusCommand.displayName(node))
+                  + " has verifyPeer=NONE, which switches TLS certificate checks off (anyone on"
+                  + " the path can pose as the node); give its CA with --tls-ca, or accept the"
+                  + " risk with --tls-allow-unverified");
+        }
+      }
+    }
     return new Settings(
         nodeList,
         user,
@@ -258,7 +312,53 @@ public final class ConnectionOptions {
         ct != null ? ct : RedlockConfig.DEFAULT_CONNECT_TIMEOUT,
         prefix,
         guard,
-        nodesSource);
+        nodesSource,
+        tls);
+  }
+
+  /** The TLS settings from the options, else the config file's keys. */
+  private TlsSettings tls(Properties file, Path configFile, String inFile) {
+    Path ca = tlsCa != null ? tlsCa : filePath(file, "tls-ca", configFile);
+    Path cert = tlsCert != null ? tlsCert : filePath(file, "tls-cert", configFile);
+    Path key = tlsKey != null ? tlsKey : filePath(file, "tls-key", configFile);
+    if ((cert == null) != (key == null)) {
+      throw error(
+          "Invalid TLS settings: a client certificate needs both --tls-cert and --tls-key"
+              + " (or tls-cert= and tls-key= in "
+              + (inFile.isEmpty() ? "the config file" : inFile.substring(0, inFile.length() - 2))
+              + ")");
+    }
+    TlsSettings.Builder tls = TlsSettings.builder().allowUnverified(tlsAllowUnverified);
+    if (ca != null) {
+      tls.trustedCertificates(ca);
+    }
+    if (cert != null) {
+      warnIfOthersCanRead(key, "TLS private key file");
+      tls.clientCertificate(cert, key);
+    }
+    try {
+      return tls.build();
+    } catch (RedlockConfigException e) {
+      throw error(
+          "Invalid value in "
+              + e.getMessage()
+                  .replace("tls.trustedCertificates", "--tls-ca (or tls-ca=)")
+                  .replace("tls.clientCertificate (certificate chain)", "--tls-cert (or tls-cert=)")
+                  .replace("tls.clientCertificate (private key)", "--tls-key (or tls-key=)"));
+    }
+  }
+
+  /** A path from the config file; relative to the config file's folder. */
+  private static Path filePath(Properties file, String key, Path configFile) {
+    String value = file.getProperty(key);
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    Path p = Path.of(value.trim());
+    if (!p.isAbsolute() && configFile.toAbsolutePath().getParent() != null) {
+      p = configFile.toAbsolutePath().getParent().resolve(p);
+    }
+    return p;
   }
 
   private boolean fileBoolean(Properties file, String key, String inFile, boolean fallback) {

@@ -191,7 +191,7 @@ final class StatusCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       return new NodeState(name, "not a Redis URI", null, null, null, null);
     }
-    RedisClient client = InspectionClient.client(resources, timeout);
+    RedisClient client = InspectionClient.client(resources, timeout, settings.tls());
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();

@@ -313,4 +313,59 @@ class ConnectionOptionsTest {
     parseCapturing(quiet, "--config", config.toString()).resolve();
     assertThat(quiet.toString()).isEmpty();
   }
+
+  @Test
+  void tlsFilesComeFromOptionsOrTheConfigFileAndVerifyPeerNoneNeedsConsent() throws IOException {
+    Path ca = Files.writeString(dir.resolve("ca.pem"), "pem");
+    Path cert = Files.writeString(dir.resolve("client.pem"), "pem");
+    Path key = Files.writeString(dir.resolve("client.key"), "pem");
+    Files.setPosixFilePermissions(
+        key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    Path config =
+        Files.writeString(
+            dir.resolve("tls.properties"),
+            "nodes=rediss://a:1\ntls-ca=ca.pem\ntls-cert=client.pem\ntls-key=client.key\n");
+    StringWriter err = new StringWriter();
+    ConnectionOptions.Settings fromFile =
+        parseCapturing(err, "--config", config.toString()).resolve();
+    assertThat(fromFile.tls().trustedCertificates()).isEqualTo(ca);
+    assertThat(fromFile.tls().clientCertificateChain()).isEqualTo(cert);
+    assertThat(fromFile.tls().clientPrivateKey()).isEqualTo(key);
+    assertThat(fromFile.builder().build().tls()).isEqualTo(fromFile.tls());
+
+    ConnectionOptions.Settings fromOptions =
+        parse(Map.of(), "--nodes", "rediss://a:1", "--tls-ca", ca.toString()).resolve();
+    assertThat(fromOptions.tls().trustedCertificates()).isEqualTo(ca);
+    assertThat(fromOptions.tls().clientCertificateChain()).isNull();
+
+    assertThatThrownBy(
+            () ->
+                parse(Map.of(), "--nodes", "rediss://a:1", "--tls-cert", cert.toString()).resolve())
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("needs both --tls-cert and --tls-key");
+    assertThatThrownBy(
+            () ->
+                parse(
+                        Map.of(),
+                        "--nodes",
+                        "rediss://a:1",
+                        "--tls-ca",
+                        dir.resolve("nope.pem").toString())
+                    .resolve())
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("--tls-ca (or tls-ca=) is " + dir.resolve("nope.pem"));
+
+    assertThatThrownBy(
+            () -> parse(Map.of(), "--nodes", "rediss://:pw@a:1?verifyPeer=NONE").resolve())
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("rediss://a:1?verifyPeer=NONE has verifyPeer=NONE")
+        .hasMessageContaining("--tls-allow-unverified")
+        .hasMessageNotContaining("pw@");
+    assertThat(
+            parse(Map.of(), "--nodes", "rediss://a:1?verifyPeer=NONE", "--tls-allow-unverified")
+                .resolve()
+                .tls()
+                .allowUnverified())
+        .isTrue();
+  }
 }

@@ -392,6 +392,7 @@ class RedlockCliIT {
     StringWriter out = new StringWriter();
     assertThat(
             run(out, "doctor", "--nodes", nodes + "," + unreachable, "--connect-timeout", "500ms"))
+        .as("doctor's output:%n%s", out)
         .isEqualTo(ExitCodes.OK);
     assertThat(out.toString())
         .containsPattern(java.util.regex.Pattern.quote(unreachable) + "\\s+no: ")
@@ -401,6 +402,38 @@ class RedlockCliIT {
     StringWriter none = new StringWriter();
     assertThat(run(none, "doctor", "--nodes", unreachable, "--connect-timeout", "500ms"))
         .isEqualTo(ExitCodes.FAILURE);
+  }
+
+  @Test
+  void execAndStatusTrustAPrivateCaGivenWithTlsCa() {
+    try (RedisServers tls = RedisServers.builder().count(3).tls(true).fresh(true).start()) {
+      List<String> uris = new ArrayList<>();
+      for (int i = 0; i < tls.size(); i++) {
+        uris.add(tls.tlsUri(i));
+      }
+      String tlsNodes = String.join(",", uris);
+      String ca = tls.tlsCertificate().toString();
+      assertThat(run("exec", "--nodes", tlsNodes, "--tls-ca", ca, "tls-job", "true")).isZero();
+      StringWriter status = new StringWriter();
+      assertThat(run(status, "status", "--nodes", tlsNodes, "--tls-ca", ca, "tls-job"))
+          .isEqualTo(ExitCodes.OK);
+      assertThat(status.toString().lines().filter(l -> l.startsWith("rediss://")))
+          .hasSize(3)
+          .allMatch(l -> l.matches("\\S+\\s+yes\\s+master\\s.*"));
+      // Without it the JVM's trust store is used, which does not know the nodes' CA.
+      assertThat(
+              run(
+                  "exec",
+                  "--nodes",
+                  tlsNodes,
+                  "--connect-timeout",
+                  "1s",
+                  "--wait",
+                  "500ms",
+                  "tls-job",
+                  "true"))
+          .isEqualTo(ExitCodes.FAILURE);
+    }
   }
 
   // --- helpers ---
