@@ -482,7 +482,7 @@ final class ExecCommand implements Callable<Integer> {
       return fail(
           ExitCodes.FAILURE,
           "could not acquire '"
-              + resource
+              + Printable.of(resource)
               + "' "
               + after
               + ": only "
@@ -497,7 +497,7 @@ final class ExecCommand implements Callable<Integer> {
     return fail(
         ExitCodes.NOT_ACQUIRED,
         "could not acquire '"
-            + resource
+            + Printable.of(resource)
             + "' "
             + after
             + ": held by another client ("

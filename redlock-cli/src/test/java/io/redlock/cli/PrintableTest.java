@@ -16,4 +16,11 @@ class PrintableTest {
     assertThat(Printable.of("über 日本")).isEqualTo("über 日本");
     assertThat(Printable.of(null)).isEqualTo("null");
   }
+
+  @Test
+  void nodeStringsAreShownEscapedAndWithoutCredentials() {
+    assertThat(StatusCommand.displayName("redis://u:pw@h:1/0\r\nverdict: free"))
+        .isEqualTo("redis://h:1/0\\r\\nverdict: free");
+    assertThat(StatusCommand.displayName("redis://h:1\u001b[2J")).isEqualTo("redis://h:1\\e[2J");
+  }
 }

@@ -207,7 +207,7 @@ final class Acquisition {
             (fenced, error) -> {
               try {
                 if (error != null) { // not expected: a bug must not leave the attempt undone
-                  log.error("fenced attempt failed resource={}", resources, error);
+                  log.error("fenced attempt failed resource={}", shown(), error);
                   // the lock round is decided here: the undo covers every node that may hold it
                   decided(
                       token, t0, round, round.decision().join(), 0, "an internal error: " + error);
@@ -352,7 +352,7 @@ final class Acquisition {
       if (log.isDebugEnabled()) {
         log.debug(
             "acquired resource={} attempt={} validFor={} outcomes={}",
-            resources,
+            shown(),
             attempts,
             Durations.formatNanos(validUntil - decision.atNanos()),
             decision.outcomes());
@@ -378,7 +378,7 @@ final class Acquisition {
     if (log.isDebugEnabled()) {
       log.debug(
           "attempt failed resource={} attempt={} reason={} outcomes={}",
-          resources,
+          shown(),
           attempts,
           reason,
           decision.outcomes());
@@ -413,14 +413,14 @@ final class Acquisition {
             log.warn(
                 "could not acquire resource={}: node errors or timeouts"
                     + " denied the majority; outcomes={}",
-                resources,
+                shown(),
                 decision.outcomes());
         // The restart guard logged its hold-back once; each failure it causes is routine.
         case RESTART_GUARD ->
             log.debug(
                 "could not acquire resource={}: nodes held back by the"
                     + " restart guard; outcomes={}",
-                resources,
+                shown(),
                 decision.outcomes());
         case CONTENTION -> {}
       }
@@ -472,5 +472,10 @@ final class Acquisition {
         + when
         + "; a brand-new cluster holds no locks: declare it"
         + " fresh with 'redlock init' (Redlock.init) and its nodes count at once";
+  }
+
+  /** The resource names for logs, control characters escaped. */
+  private String shown() {
+    return Printable.of(String.valueOf(resources));
   }
 }

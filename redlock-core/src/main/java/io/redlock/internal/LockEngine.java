@@ -380,7 +380,7 @@ public final class LockEngine {
                         + " resource={} outcomes={}",
                     unconfirmed,
                     nodes.size(),
-                    resources,
+                    Printable.of(String.valueOf(resources)),
                     result.outcomes());
               }
             });
@@ -575,12 +575,14 @@ public final class LockEngine {
               + RedlockConfig.MAX_KEY_BYTES
               + " bytes in UTF-8, key prefix included");
     }
-    if (name.startsWith(Fencing.RESERVED)) {
+    // Anywhere in the name, not only at its start: without a key prefix, the name
+    // "app:__redlock_fence__:x" is the key of another application's (prefix "app:") fencing
+    // counter.
+    if (name.contains(Fencing.RESERVED)) {
       throw new IllegalArgumentException(
           "resource name '"
-              + name
-              + "' is not accepted: names"
-              + " beginning with '"
+              + Printable.of(name)
+              + "' is not accepted: names containing '"
               + Fencing.RESERVED
               + "' are reserved for the library's own keys");
     }

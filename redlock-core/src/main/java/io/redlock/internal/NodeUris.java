@@ -8,7 +8,8 @@ import java.util.Locale;
  * Parsing and display of node URIs such as {@code redis://user:secret@10.0.0.1:6379/2}.
  *
  * <p>Every string that leaves this class for a log, a message or {@code toString()} has its
- * password removed: credentials are shown as {@code user:****@} or {@code ****@}.
+ * password removed: credentials are shown as {@code user:****@} or {@code ****@}. Control
+ * characters are escaped ({@link Printable}): a node string cannot forge a log line.
  */
 public final class NodeUris {
   /** The port Redis listens on when a URI names none. */
@@ -43,7 +44,7 @@ public final class NodeUris {
     int schemeEnd = uri.indexOf("://");
     int at = uri.lastIndexOf('@');
     if (at < 0) {
-      return uri;
+      return Printable.of(uri);
     }
     if (schemeEnd < 0 || at < schemeEnd) {
       return "****";
@@ -51,7 +52,7 @@ public final class NodeUris {
     String userInfo = uri.substring(schemeEnd + 3, at);
     int colon = userInfo.indexOf(':');
     String shown = colon < 0 ? "****" : userInfo.substring(0, colon) + ":****";
-    return uri.substring(0, schemeEnd + 3) + shown + uri.substring(at);
+    return Printable.of(uri.substring(0, schemeEnd + 3) + shown + uri.substring(at));
   }
 
   /** The URI without any credentials: the name a node goes by in logs and outcomes. */
@@ -59,8 +60,8 @@ public final class NodeUris {
     int schemeEnd = uri.indexOf("://");
     int at = uri.lastIndexOf('@');
     if (at < 0 || schemeEnd < 0 || at < schemeEnd) {
-      return at < 0 ? uri : "****";
+      return at < 0 ? Printable.of(uri) : "****";
     }
-    return uri.substring(0, schemeEnd + 3) + uri.substring(at + 1);
+    return Printable.of(uri.substring(0, schemeEnd + 3) + uri.substring(at + 1));
   }
 }
