@@ -19,8 +19,9 @@ import java.util.List;
  * row of an H2 database, guarded by its fencing token. {@link FencedRowIT} runs two of them
  * against one database and pauses one past its lease.
  *
- * <p>Arguments: the JDBC URL, the lease's ttl in milliseconds, and the node URIs in {@value #NODES_ENV}. It prints
- * {@code token N} once it holds the lease, and {@code updated K} (rows) after each write.
+ * <p>Arguments: the JDBC URL and the lease's ttl in milliseconds; the node URIs come in
+ * {@value #NODES_ENV}. It prints {@code token N} once it holds the lease, and
+ * {@code updated K} (rows) after each write.
  */
 public final class FencedRowExample {
   private FencedRowExample() {}
