@@ -1,5 +1,6 @@
 // node-redlock peer for the load harness (io.redlock.bench.LoadHarness --with-node).
 // Usage: node bench.js <4|5> <port,port,...> <resource> <warmupMs> <windowMs>
+// The servers' password comes in REDLOCK_BENCH_PASSWORD (never on the command line).
 // Uncontended acquire+release on one resource against 127.0.0.1 servers, one at a time, with
 // node-redlock 4.2.0 or 5.0.0-beta.2 (their APIs differ: lock/unlock against acquire/release);
 // prints one JSON line with latency percentiles in microseconds.
@@ -28,7 +29,12 @@ function cycleOf(major, clients, resource) {
 async function main() {
   const [major, portList, resource, warmupMs, windowMs] = process.argv.slice(2);
   const clients = portList.split(',').map((port) =>
-    new Redis({ host: '127.0.0.1', port: Number(port), maxRetriesPerRequest: 1 }));
+    new Redis({
+      host: '127.0.0.1',
+      port: Number(port),
+      password: process.env.REDLOCK_BENCH_PASSWORD,
+      maxRetriesPerRequest: 1,
+    }));
   const cycle = cycleOf(major, clients, resource);
   const samples = [];
   let failures = 0;

@@ -1,5 +1,6 @@
 package io.redlock;
 
+import io.redlock.internal.Printable;
 import java.util.List;
 
 /**
@@ -27,7 +28,7 @@ public final class LeaseLostException extends RedlockException {
    * @since 0.1.0
    */
   public LeaseLostException(List<String> resources, LossCause lossCause, String reason) {
-    super("lease on " + String.join(", ", resources) + " is lost: " + reason);
+    super("lease on " + Printable.of(String.join(", ", resources)) + " is lost: " + reason);
     this.resources = List.copyOf(resources);
     this.lossCause = java.util.Objects.requireNonNull(lossCause, "lossCause");
   }

@@ -1,5 +1,6 @@
 package io.redlock;
 
+import io.redlock.internal.Printable;
 import java.time.Duration;
 import java.util.List;
 
@@ -49,7 +50,7 @@ public final class LockUnavailableException extends RedlockException {
       String reason,
       List<NodeOutcome> outcomes) {
     return "could not acquire "
-        + String.join(", ", resources)
+        + Printable.of(String.join(", ", resources))
         + " in "
         + attempts
         + (attempts == 1 ? " attempt" : " attempts")

@@ -93,6 +93,7 @@ public final class RedlockConfig {
   private final double autoExtendThreshold;
   private final boolean restartGuard;
   private final boolean fencing;
+  private final TlsSettings tls;
   private final List<RedlockListener> listeners;
 
   private RedlockConfig(Builder b) {
@@ -112,6 +113,7 @@ public final class RedlockConfig {
     this.autoExtendThreshold = b.autoExtendThreshold;
     this.restartGuard = b.restartGuard;
     this.fencing = b.fencing;
+    this.tls = b.tls;
     this.listeners = List.copyOf(b.listeners);
   }
 
@@ -139,6 +141,7 @@ public final class RedlockConfig {
     b.autoExtendThreshold = autoExtendThreshold;
     b.restartGuard = restartGuard;
     b.fencing = fencing;
+    b.tls = tls;
     b.listeners.addAll(listeners);
     return b;
   }
@@ -264,6 +267,17 @@ public final class RedlockConfig {
   }
 
   /**
+   * How {@code rediss://} nodes are connected: trusted certificates for the nodes only, a
+   * client certificate, and whether a URI may switch checks off ({@link TlsSettings});
+   * default {@link TlsSettings#DEFAULT}.
+   *
+   * @since 0.1.0
+   */
+  public TlsSettings tls() {
+    return tls;
+  }
+
+  /**
    * The listeners that hear what the {@link Redlock} does, in the order they were added.
    *
    * @since 0.1.0
@@ -334,6 +348,7 @@ public final class RedlockConfig {
         + ", restartGuard="
         + restartGuard
         + (fencing ? ", fencing=true" : "")
+        + (tls.equals(TlsSettings.DEFAULT) ? "" : ", tls=" + tls)
         + (listeners.isEmpty() ? "" : ", listeners=" + listeners.size())
         + "}";
   }
@@ -363,6 +378,7 @@ public final class RedlockConfig {
         && Double.compare(autoExtendThreshold, c.autoExtendThreshold) == 0
         && restartGuard == c.restartGuard
         && fencing == c.fencing
+        && tls.equals(c.tls)
         && listeners.equals(c.listeners);
   }
 
@@ -382,6 +398,7 @@ public final class RedlockConfig {
         retryJitter,
         maxWait,
         keyPrefix,
+        tls,
         autoExtendThreshold,
         restartGuard,
         fencing,
@@ -411,6 +428,7 @@ public final class RedlockConfig {
     private double autoExtendThreshold = DEFAULT_AUTO_EXTEND_THRESHOLD;
     private boolean restartGuard = DEFAULT_RESTART_GUARD;
     private boolean fencing;
+    private TlsSettings tls = TlsSettings.DEFAULT;
     private final List<RedlockListener> listeners = new ArrayList<>();
 
     private Builder() {}
@@ -534,6 +552,17 @@ public final class RedlockConfig {
      */
     public Builder fencing(boolean fencing) {
       this.fencing = fencing;
+      return this;
+    }
+
+    /**
+     * How {@code rediss://} nodes are connected; default {@link TlsSettings#DEFAULT} (the
+     * JVM's trust store, no client certificate, {@code verifyPeer=NONE} refused).
+     *
+     * @since 0.1.0
+     */
+    public Builder tls(TlsSettings tls) {
+      this.tls = Objects.requireNonNull(tls, "tls");
       return this;
     }
 

@@ -417,6 +417,15 @@ class AcquireTest {
     assertThatThrownBy(() -> c.redlock.acquireAsync("__redlock__:fresh", TTL))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("reserved");
+    // Anywhere in the name: without a prefix, this is another application's fencing counter.
+    assertThatThrownBy(() -> c.redlock.acquireAsync("app:__redlock_fence__:x", TTL))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "resource name 'app:__redlock_fence__:x' is not accepted: names containing"
+                + " '__redlock' are reserved for the library's own keys");
+    assertThatThrownBy(() -> c.redlock.acquireAsync("x\r\n__redlock", TTL))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("resource name 'x\\r\\n__redlock' is not accepted");
     assertThat(c.totalLockRequests()).isZero();
   }
 

@@ -244,7 +244,7 @@ public final class LoadHarness {
           "%d redis-server(s) %s on %s%n",
           fleet,
           machine.redisVersion,
-          servers.uris());
+          java.util.stream.IntStream.range(0, fleet).mapToObj(servers::address).toList());
       runFiveNode(o, servers, results);
       if (o.scenarios.contains("sweep")) {
         runSweep(o, servers, results);
@@ -337,6 +337,7 @@ public final class LoadHarness {
                       servers.uris().subList(0, o.nodes).stream()
                           .map(u -> Integer.parseInt(u.substring(u.lastIndexOf(':') + 1)))
                           .toList(),
+                      servers.password(),
                       "bench:" + p.name() + ":latency",
                       o.warmup,
                       o.duration);

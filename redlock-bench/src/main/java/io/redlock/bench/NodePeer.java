@@ -62,11 +62,17 @@ final class NodePeer {
   }
 
   /**
-   * Uncontended acquire+release on one resource over {@code ports} with node-redlock's
-   * {@code major} line ({@code "4"} or {@code "5"}); null if it failed.
+   * Uncontended acquire+release on one resource over {@code ports} (servers that require
+   * {@code password}) with node-redlock's {@code major} line ({@code "4"} or {@code "5"}); null
+   * if it failed.
    */
   Figure latency(
-      String major, List<Integer> ports, String resource, Duration warmup, Duration window) {
+      String major,
+      List<Integer> ports,
+      String password,
+      String resource,
+      Duration warmup,
+      Duration window) {
     List<String> command =
         new ArrayList<>(
             List.of(
@@ -77,7 +83,7 @@ final class NodePeer {
                 resource,
                 Long.toString(warmup.toMillis()),
                 Long.toString(window.toMillis())));
-    String out = run(command, work, warmup.toSeconds() + window.toSeconds() + 120);
+    String out = run(command, password, work, warmup.toSeconds() + window.toSeconds() + 120);
     if (out == null) {
       return null;
     }
@@ -111,12 +117,20 @@ final class NodePeer {
 
   /** Runs a command; its standard output, or null if it failed or timed out. */
   private static String run(List<String> command, Path dir, long timeoutSeconds) {
+    return run(command, null, dir, timeoutSeconds);
+  }
+
+  /** As {@link #run(List, Path, long)}, with the servers' password in the environment. */
+  private static String run(List<String> command, String password, Path dir, long timeoutSeconds) {
     try {
-      Process process =
+      ProcessBuilder builder =
           new ProcessBuilder(command)
               .directory(dir.toFile())
-              .redirectError(ProcessBuilder.Redirect.INHERIT)
-              .start();
+              .redirectError(ProcessBuilder.Redirect.INHERIT);
+      if (password != null) {
+        builder.environment().put("REDLOCK_BENCH_PASSWORD", password);
+      }
+      Process process = builder.start();
       byte[] out = process.getInputStream().readAllBytes();
       if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
         process.destroyForcibly();

@@ -2,6 +2,7 @@ package io.redlock.cli;
 
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
+import io.redlock.TlsSettings;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -49,7 +50,10 @@ public final class ConnectionOptions {
               "node-timeout",
               "connect-timeout",
               "key-prefix",
-              "restart-guard"));
+              "restart-guard",
+              "tls-ca",
+              "tls-cert",
+              "tls-key"));
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec spec;
@@ -59,8 +63,11 @@ public final class ConnectionOptions {
       split = ",",
       paramLabel = "<uri>",
       description =
-          "The Redis masters, comma-separated: redis://[user@]host[:port][/db] or"
-              + " rediss://... (else REDLOCK_NODES, else nodes= in the config file).")
+          "The Redis masters, comma-separated: redis://host[:port][/db] or rediss://... for"
+              + " TLS (else REDLOCK_NODES, else nodes= in the config file). Give the user with"
+              + " --username and the password with --password-file: a password written here"
+              + " shows in ps and in shell history (and redis://name@host is read as the"
+              + " password 'name', not as a user).")
   List<String> nodes;
 
   @Option(
@@ -117,6 +124,38 @@ public final class ConnectionOptions {
   String keyPrefix;
 
   @Option(
+      names = "--tls-ca",
+      paramLabel = "<pem>",
+      description =
+          "PEM file of the certificates that sign the nodes' TLS certificates (a private CA):"
+              + " trusted for the nodes only (default: the JVM's trust store; else tls-ca= in"
+              + " the config file).")
+  Path tlsCa;
+
+  @Option(
+      names = "--tls-cert",
+      paramLabel = "<pem>",
+      description =
+          "PEM file of the client certificate chain, for nodes that require one"
+              + " (tls-auth-clients yes); with --tls-key (else tls-cert= in the config file).")
+  Path tlsCert;
+
+  @Option(
+      names = "--tls-key",
+      paramLabel = "<pem>",
+      description =
+          "PEM file (PKCS#8, not encrypted) of the client certificate's private key (else"
+              + " tls-key= in the config file).")
+  Path tlsKey;
+
+  @Option(
+      names = "--tls-allow-unverified",
+      description =
+          "Accept node URIs with verifyPeer=NONE (TLS without certificate checks: anyone on"
+              + " the path can pose as a node). Refused without this option.")
+  boolean tlsAllowUnverified;
+
+  @Option(
       names = "--no-restart-guard",
       description =
           "Count a node whose Redis process started less than max-ttl ago (by default"
@@ -139,7 +178,8 @@ public final class ConnectionOptions {
       Duration connectTimeout,
       String keyPrefix,
       boolean restartGuard,
-      String nodesSource) {
+      String nodesSource,
+      TlsSettings tls) {
 
     /** A config builder with these settings (ttl and retries left to the caller). */
     RedlockConfig.Builder builder() {
@@ -149,7 +189,8 @@ public final class ConnectionOptions {
               .nodeTimeout(nodeTimeout)
               .connectTimeout(connectTimeout)
               .keyPrefix(keyPrefix)
-              .restartGuard(restartGuard);
+              .restartGuard(restartGuard)
+              .tls(tls);
       maxTtl.ifPresent(b::maxTtl);
       if (username != null) {
         b.username(username);
@@ -181,11 +222,28 @@ public final class ConnectionOptions {
     Properties file = configFile == null ? new Properties() : load(configFile, configSource);
     String inFile = configFile == null ? "" : "config file " + configFile + ": ";
 
+    if (configFile != null) {
+      warnIfOthersCanRead(configFile, "config file");
+    }
     List<String> nodeList;
     String nodesSource;
     if (nodes != null) {
       nodesSource = "option '--nodes'";
       nodeList = nodeList(nodes, nodesSource);
+      for (String node : nodeList) {
+        if (hasUserInfo(node)) {
+          warn(
+              "a node in --nodes carries credentials ("
+                  + Printable.of(StatusCommand.displayName(node))
+                  + "): they show in ps and in shell history; give the user with --username and"
+                  + " the password with --password-file, REDLOCK_PASSWORD or password-file= in"
+                  + " a config file"
+                  + (lonePassword(node)
+                      ? " (a lone 'name@' before the host is read as a password, not a user)"
+                      : ""));
+          break;
+        }
+      }
     } else if (env.get(ENV_NODES) != null) {
       nodesSource = "environment variable " + ENV_NODES;
       nodeList = nodeList(List.of(env.get(ENV_NODES).split(",", -1)), nodesSource);
@@ -228,6 +286,22 @@ public final class ConnectionOptions {
     boolean guard =
         !noRestartGuard
             && fileBoolean(file, "restart-guard", inFile, RedlockConfig.DEFAULT_RESTART_GUARD);
+    TlsSettings tls = tls(file, configFile, inFile);
+    if (!tls.allowUnverified()) {
+      for (String node : nodeList) {
+        if (node.toLowerCase(java.util.Locale.ROOT)
+            .matches(".*[?&]verifypeer=(none|false)(&.*)?")) {
+          throw error(
+              "Invalid value in "
+                  + nodesSource
+                  + ": "
+                  + Printable.of(StatusCommand.displayName(node))
+                  + " has verifyPeer=NONE, which switches TLS certificate checks off (anyone on"
+                  + " the path can pose as the node); give its CA with --tls-ca, or accept the"
+                  + " risk with --tls-allow-unverified");
+        }
+      }
+    }
     return new Settings(
         nodeList,
         user,
@@ -238,7 +312,53 @@ public final class ConnectionOptions {
         ct != null ? ct : RedlockConfig.DEFAULT_CONNECT_TIMEOUT,
         prefix,
         guard,
-        nodesSource);
+        nodesSource,
+        tls);
+  }
+
+  /** The TLS settings from the options, else the config file's keys. */
+  private TlsSettings tls(Properties file, Path configFile, String inFile) {
+    Path ca = tlsCa != null ? tlsCa : filePath(file, "tls-ca", configFile);
+    Path cert = tlsCert != null ? tlsCert : filePath(file, "tls-cert", configFile);
+    Path key = tlsKey != null ? tlsKey : filePath(file, "tls-key", configFile);
+    if ((cert == null) != (key == null)) {
+      throw error(
+          "Invalid TLS settings: a client certificate needs both --tls-cert and --tls-key"
+              + " (or tls-cert= and tls-key= in "
+              + (inFile.isEmpty() ? "the config file" : inFile.substring(0, inFile.length() - 2))
+              + ")");
+    }
+    TlsSettings.Builder tls = TlsSettings.builder().allowUnverified(tlsAllowUnverified);
+    if (ca != null) {
+      tls.trustedCertificates(ca);
+    }
+    if (cert != null) {
+      warnIfOthersCanRead(key, "TLS private key file");
+      tls.clientCertificate(cert, key);
+    }
+    try {
+      return tls.build();
+    } catch (RedlockConfigException e) {
+      throw error(
+          "Invalid value in "
+              + e.getMessage()
+                  .replace("tls.trustedCertificates", "--tls-ca (or tls-ca=)")
+                  .replace("tls.clientCertificate (certificate chain)", "--tls-cert (or tls-cert=)")
+                  .replace("tls.clientCertificate (private key)", "--tls-key (or tls-key=)"));
+    }
+  }
+
+  /** A path from the config file; relative to the config file's folder. */
+  private static Path filePath(Properties file, String key, Path configFile) {
+    String value = file.getProperty(key);
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    Path p = Path.of(value.trim());
+    if (!p.isAbsolute() && configFile.toAbsolutePath().getParent() != null) {
+      p = configFile.toAbsolutePath().getParent().resolve(p);
+    }
+    return p;
   }
 
   private boolean fileBoolean(Properties file, String key, String inFile, boolean fallback) {
@@ -342,7 +462,56 @@ public final class ConnectionOptions {
     return list;
   }
 
+  /** Whether {@code node} has user info ({@code user:password@} or {@code password@}). */
+  static boolean hasUserInfo(String node) {
+    int schemeEnd = node.indexOf("://");
+    int at = node.lastIndexOf('@');
+    return schemeEnd >= 0 && at > schemeEnd;
+  }
+
+  /** Whether the user info of {@code node} has no colon: Lettuce reads it as a password. */
+  static boolean lonePassword(String node) {
+    int schemeEnd = node.indexOf("://");
+    int at = node.lastIndexOf('@');
+    return hasUserInfo(node) && node.substring(schemeEnd + 3, at).indexOf(':') < 0;
+  }
+
+  /**
+   * Warns (on stderr) when {@code file} can be read by its group or by others: it holds a
+   * password or names the file that does.
+   */
+  private void warnIfOthersCanRead(Path file, String what) {
+    java.util.Set<java.nio.file.attribute.PosixFilePermission> permissions;
+    try {
+      permissions = Files.getPosixFilePermissions(file);
+    } catch (IOException | UnsupportedOperationException e) {
+      return; // unreadable: reading it reports that; no POSIX permissions: nothing to say
+    }
+    if (permissions.contains(java.nio.file.attribute.PosixFilePermission.GROUP_READ)
+        || permissions.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)) {
+      warn(
+          what
+              + " "
+              + Printable.of(file.toString())
+              + " can be read by "
+              + (permissions.contains(java.nio.file.attribute.PosixFilePermission.OTHERS_READ)
+                  ? "every user"
+                  : "its group")
+              + " (mode "
+              + java.nio.file.attribute.PosixFilePermissions.toString(permissions)
+              + "); make it readable by its owner only: chmod 600 "
+              + Printable.of(file.toString()));
+    }
+  }
+
+  private void warn(String message) {
+    java.io.PrintWriter err = spec.commandLine().getErr();
+    err.println(spec.qualifiedName() + ": warning: " + message);
+    err.flush();
+  }
+
   private String readPassword(Path file, String source) {
+    warnIfOthersCanRead(file, "password file");
     String text;
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);

@@ -128,7 +128,9 @@ final class DemoConsole implements TortureListener {
             + RedisBinary.locate()
             + "):");
     for (int i = 0; i < started.size(); i++) {
-      line(String.format(Locale.ROOT, "  node %d  %s  pid %d", i, started.uri(i), started.pid(i)));
+      line(
+          String.format(
+              Locale.ROOT, "  node %d  %s  pid %d", i, started.address(i), started.pid(i)));
     }
     line(
         String.format(
@@ -206,7 +208,7 @@ final class DemoConsole implements TortureListener {
             + " node "
             + node
             + (restarted ? " (empty) " : " ")
-            + nodes.uri(node)
+            + nodes.address(node)
             + (nodes.isRunning(node) ? " pid " + nodes.pid(node) : ""));
     if (restarted && options.restartGuard()) {
       line(

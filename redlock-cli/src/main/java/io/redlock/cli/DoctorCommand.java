@@ -406,7 +406,7 @@ final class DoctorCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       return unreachable(name, "not a Redis URI");
     }
-    RedisClient client = InspectionClient.client(resources, timeout);
+    RedisClient client = InspectionClient.client(resources, timeout, settings.tls());
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();

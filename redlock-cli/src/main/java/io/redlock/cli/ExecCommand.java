@@ -9,10 +9,17 @@ import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,14 +30,22 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code redlock exec RESOURCE -- COMMAND [ARGS]}: runs a command while holding a lock.
+ * {@code redlock exec RESOURCE -- COMMAND [ARGS]}: runs a command while holding a lock, for as
+ * long as any process of the command runs.
  *
- * <p>Acquires the resource (retrying up to {@code --wait}), starts the command with inherited
- * stdin, stdout and stderr and with {@code REDLOCK_TOKEN} and {@code REDLOCK_RESOURCE} (with
- * {@code --fencing}, also {@code REDLOCK_FENCING_TOKEN}) in its environment, keeps the lease extended while it runs, releases it when it exits and exits
- * with its status. If the lease is lost the command is signalled as {@code --on-lost} says.
- * SIGTERM, SIGINT and SIGHUP sent to {@code redlock} are forwarded to the command as SIGTERM
- * (from a JVM shutdown hook) and the lock is released once it exited.
+ * <p>Acquires the resource (retrying up to {@code --wait}), arms auto-extension and the loss
+ * watch, then starts the command in a session of its own ({@link CommandTree}, through
+ * {@code setsid(1)}) with inherited stdin, stdout and stderr, {@code REDLOCK_TOKEN} and
+ * {@code REDLOCK_RESOURCE} (with {@code --fencing}, {@code REDLOCK_FENCING_TOKEN}) in its
+ * environment and redlock's own connection variables ({@link #WITHHELD}) removed from it. The
+ * lock is held until the command and every process of its session ended, background jobs
+ * included (as {@code flock(1)} holds its lock while any process holds the descriptor), and is
+ * released only then. If the lease is lost the processes are signalled as {@code --on-lost}
+ * says; SIGTERM, SIGINT and SIGHUP sent to {@code redlock} send SIGTERM to each of them, then
+ * SIGKILL after {@code --grace}, and the lock is released once none is left.
+ *
+ * <p>Not covered: a process that leaves the session itself (a daemon's double fork,
+ * {@code setsid}) runs on without the lock.
  */
 @Command(
     name = "exec",
@@ -40,28 +55,39 @@ import picocli.CommandLine.Spec;
     // Everything after RESOURCE belongs to the command, even words that look like options:
     // Main.commandLine() sets stopAtPositional for this command (see commandWords() for "--").
     description = {
-      "Acquires RESOURCE, runs COMMAND with inherited stdin/stdout/stderr while keeping the"
-          + " lease extended, releases the lock when COMMAND exits and exits with its status.",
+      "Acquires RESOURCE, runs COMMAND with inherited stdin/stdout/stderr in a session of its"
+          + " own (setsid(1)) while keeping the lease extended, and releases the lock once"
+          + " COMMAND and every process it started ended. Exits with COMMAND's status.",
+      "Background jobs keep the lock: a COMMAND that exits while a job it started still runs"
+          + " holds the lock until that job ends too (like flock(1), whose lock lasts while any"
+          + " process holds the file). A process that leaves the session itself (a daemon's"
+          + " double fork, setsid) is not covered.",
       "COMMAND sees REDLOCK_TOKEN (the lease's token) and REDLOCK_RESOURCE in its"
-          + " environment, and with --fencing REDLOCK_FENCING_TOKEN. Options go before RESOURCE; everything after it (or after --) is"
-          + " the command.",
+          + " environment, and with --fencing REDLOCK_FENCING_TOKEN; REDLOCK_PASSWORD,"
+          + " REDLOCK_NODES and REDLOCK_CONFIG are removed from it. Options go before"
+          + " RESOURCE; everything after it (or after --) is the command.",
       "",
       "If the lease is lost while COMMAND runs (a majority of the nodes no longer hold it),"
-          + " --on-lost decides: kill = SIGTERM, then SIGKILL after --grace; term = SIGTERM"
-          + " only; ignore = a warning only. Either way redlock exits 74 afterwards.",
-      "SIGTERM, SIGINT and SIGHUP sent to redlock are forwarded to COMMAND as SIGTERM"
-          + " (SIGKILL after --grace), the lock is released and redlock exits with COMMAND's"
-          + " status. SIGKILL cannot be forwarded: COMMAND then runs on unlocked once the ttl"
-          + " expires."
+          + " --on-lost decides: kill = SIGTERM to every process of the session, then SIGKILL"
+          + " after --grace; term = SIGTERM only; ignore = a warning only. Either way redlock"
+          + " exits 74 once they all ended.",
+      "SIGTERM, SIGINT and SIGHUP sent to redlock send SIGTERM to every process of the"
+          + " session (SIGKILL after --grace); the lock is released once none is left and"
+          + " redlock exits with COMMAND's status. SIGKILL to redlock cannot be passed on:"
+          + " COMMAND then runs on unlocked once the ttl expires.",
+      "",
+      "Whenever the exit code is redlock's own (2, 3, 73, 74, 126, 127) and not COMMAND's,"
+          + " redlock writes one line starting with 'redlock exec:' to stderr first.",
+      "Needs setsid(1) on PATH (Linux: util-linux; macOS: brew install util-linux)."
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0..125:COMMAND's own exit status",
+      "0..255:COMMAND's own exit status",
       "2:bad arguments, settings or config file",
-      "3:could not run: no majority of the nodes answered, credentials refused, internal"
-          + " error",
+      "3:could not run: no majority of the nodes answered, credentials refused, setsid"
+          + " missing, internal error",
       "73:the lock was not acquired within --wait (at once with --no-wait)",
-      "74:the lease was lost while COMMAND ran (COMMAND was signalled per --on-lost)",
+      "74:the lease was lost (COMMAND was signalled per --on-lost, or not started)",
       "126:COMMAND could not be executed (permission denied)",
       "127:COMMAND was not found",
       "128+N:COMMAND died of signal N (e.g. 137 = SIGKILL, 143 = SIGTERM)"
@@ -140,10 +166,30 @@ final class ExecCommand implements Callable<Integer> {
       description = "The command and its arguments.")
   List<String> command;
 
+  /** Why the command's processes are being stopped. */
+  private enum Stop {
+    LOST,
+    SIGNAL
+  }
+
+  /** How often the tree is looked at once the command exited or is being stopped. */
+  private static final long POLL_MILLIS = 50;
+
+  /** Variables of redlock's own connection settings, never passed to the command. */
+  static final List<String> WITHHELD =
+      List.of(
+          ConnectionOptions.ENV_PASSWORD,
+          ConnectionOptions.ENV_NODES,
+          ConnectionOptions.ENV_CONFIG);
+
   private volatile Redlock redlock;
   private volatile Lease lease;
-  private volatile Process child;
+  private volatile CommandTree tree;
   private volatile boolean shuttingDown;
+  private volatile Stop stop;
+  private volatile int exitStatus = ExitCodes.FAILURE;
+  private final CountDownLatch finished = new CountDownLatch(1);
+  private final Object wake = new Object();
   private final AtomicBoolean lost = new AtomicBoolean();
 
   @Override
@@ -166,6 +212,22 @@ final class ExecCommand implements Callable<Integer> {
                 .retryCount(noWait ? 0 : Integer.MAX_VALUE)
                 .maxWait(noWait ? Duration.ZERO : wait)
                 .fencing(fencing));
+    String path = System.getenv("PATH");
+    Path setsid = CommandTree.findSetsid(path).orElse(null);
+    if (setsid == null) {
+      return fail(
+          ExitCodes.FAILURE,
+          "setsid(1) was not found on PATH; exec needs it to run the command in a session of"
+              + " its own, so that every process it starts ends before the lock is released"
+              + " (Linux: util-linux; macOS: 'brew install util-linux')");
+    }
+    Optional<Path> executable = CommandTree.findExecutable(words.get(0), path);
+    if (executable.isEmpty()) {
+      return fail(ExitCodes.NOT_FOUND, Printable.of(words.get(0)) + ": command not found");
+    }
+    if (!Files.isExecutable(executable.get())) {
+      return fail(ExitCodes.CANNOT_EXECUTE, Printable.of(words.get(0)) + ": permission denied");
+    }
 
     Thread hook = new Thread(this::onSignal, "redlock-exec-signal");
     Runtime.getRuntime().addShutdownHook(hook);
@@ -182,15 +244,18 @@ final class ExecCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw invalid("parameter 'RESOURCE'", e.getMessage());
       }
-      return run(words);
+      exitStatus = run(setsid, words);
+      return exitStatus;
     } catch (RuntimeException | InterruptedException e) {
       if (shuttingDown) {
         return ExitCodes.FAILURE; // the shutdown hook decides the exit code
       }
       throw e;
     } finally {
+      // The lock is released only here, after every process of the command has ended.
+      close();
+      finished.countDown();
       if (!shuttingDown) {
-        close();
         try {
           Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException alreadyShuttingDown) {
@@ -200,34 +265,49 @@ final class ExecCommand implements Callable<Integer> {
     }
   }
 
-  private int run(List<String> words) throws InterruptedException {
-    ProcessBuilder builder = new ProcessBuilder(words).inheritIO();
-    builder.environment().put("REDLOCK_TOKEN", lease.token());
-    builder.environment().put("REDLOCK_RESOURCE", resource);
-    if (fencing) {
-      builder.environment().put("REDLOCK_FENCING_TOKEN", Long.toString(lease.fencingToken()));
+  private int run(Path setsid, List<String> words) throws InterruptedException {
+    // Armed before the command starts: a lease lost in the meantime stops it from starting.
+    lease.onLost(this::onLost);
+    try {
+      lease.autoExtend();
+    } catch (LeaseLostException e) {
+      lost.set(true);
     }
-    Process process;
+    Map<String, String> environment = new HashMap<>(System.getenv());
+    WITHHELD.forEach(environment::remove);
+    environment.put("REDLOCK_TOKEN", lease.token());
+    environment.put("REDLOCK_RESOURCE", resource);
+    if (fencing) {
+      environment.put("REDLOCK_FENCING_TOKEN", Long.toString(lease.fencingToken()));
+    } else {
+      environment.remove("REDLOCK_FENCING_TOKEN");
+    }
+    CommandTree started;
     synchronized (this) {
       if (shuttingDown) {
         return ExitCodes.FAILURE;
       }
-      try {
-        process = builder.start();
-      } catch (IOException e) {
-        boolean denied = String.valueOf(e.getMessage()).contains("error=13");
+      if (lost.get() || !lease.isValid()) {
+        lost.set(true);
         return fail(
-            denied ? ExitCodes.CANNOT_EXECUTE : ExitCodes.NOT_FOUND,
-            words.get(0) + ": " + (denied ? "permission denied" : "command not found"));
+            ExitCodes.LEASE_LOST,
+            "the lease on '"
+                + Printable.of(resource)
+                + "' was lost before "
+                + Printable.of(words.get(0))
+                + " started; it was not run");
       }
-      child = process;
+      try {
+        started = CommandTree.start(setsid, words, environment);
+      } catch (IOException e) {
+        return fail(
+            ExitCodes.CANNOT_EXECUTE,
+            Printable.of(words.get(0)) + ": cannot execute (" + e.getMessage() + ")");
+      }
+      tree = started;
     }
-    lease.autoExtend();
-    lease.onLost(this::onLost);
-    int status = process.waitFor();
-    if (shuttingDown) {
-      return status; // the shutdown hook decides the exit code
-    }
+    started.leader().onExit().thenRun(this::wakeUp);
+    int status = supervise(started);
     if (!lease.isValid()) {
       lost.set(true);
     }
@@ -235,7 +315,7 @@ final class ExecCommand implements Callable<Integer> {
       err()
           .println(
               "redlock exec: "
-                  + words.get(0)
+                  + Printable.of(words.get(0))
                   + " exited with status "
                   + status
                   + " after the lease was lost; exit code "
@@ -246,78 +326,130 @@ final class ExecCommand implements Callable<Integer> {
     return status;
   }
 
-  /** On a library callback thread: the lease is lost while the command may still run. */
-  private void onLost(LeaseLostException e) {
-    Process process = child;
-    if (shuttingDown || process == null || !lost.compareAndSet(false, true)) {
-      return;
-    }
-    String what = "redlock exec: " + e.getMessage();
-    if (onLost == OnLost.ignore || !process.isAlive()) {
-      err()
-          .println(
-              what
-                  + (process.isAlive()
-                      ? "; --on-lost=ignore: the command keeps running" + " without the lock"
-                      : ""));
-      err().flush();
-      return;
-    }
-    err().println(what + "; sending SIGTERM to pid " + process.pid());
-    err().flush();
-    process.destroy();
-    if (onLost == OnLost.kill) {
-      killAfterGrace(process);
+  /**
+   * Waits until the command and every process of its session ended (background jobs
+   * included: the lock is held while any of them runs, as flock(1)'s is while any holds the
+   * descriptor), stopping them when the lease is lost or redlock is signalled: SIGTERM to
+   * each, then SIGKILL after {@code --grace}. Returns the command's own exit status.
+   */
+  private int supervise(CommandTree started) throws InterruptedException {
+    Process leader = started.leader();
+    Set<Long> termed = new HashSet<>();
+    long stopAt = 0;
+    boolean stopping = false;
+    boolean killing = false;
+    while (true) {
+      List<ProcessHandle> members = started.members();
+      if (members.isEmpty() && !leader.isAlive()) {
+        return leader.waitFor(); // reaped by the JDK: the exit status is known
+      }
+      Stop reason = stop;
+      if (reason != null) {
+        boolean mayKill = reason == Stop.SIGNAL || onLost == OnLost.kill;
+        if (!stopping) {
+          stopping = true;
+          stopAt = System.nanoTime();
+          err()
+              .println(
+                  "redlock exec: "
+                      + (reason == Stop.SIGNAL ? "signal received" : "the lease was lost")
+                      + "; sending SIGTERM to the "
+                      + members.size()
+                      + " process(es) of session "
+                      + started.id());
+          err().flush();
+        }
+        if (!killing && mayKill && System.nanoTime() - stopAt >= grace.toNanos()) {
+          killing = true;
+          err()
+              .println(
+                  "redlock exec: "
+                      + members.size()
+                      + " process(es) of session "
+                      + started.id()
+                      + " still run after "
+                      + DurationConverter.format(grace)
+                      + "; sending SIGKILL");
+          err().flush();
+        }
+        for (ProcessHandle member : members) {
+          if (killing) {
+            member.destroyForcibly();
+          } else if (termed.add(member.pid())) {
+            member.destroy();
+          }
+        }
+      }
+      synchronized (wake) {
+        if (stop == reason) {
+          // Woken by the command's exit or a stop; polled once it exited (its background
+          // jobs are not our children) or while stopping.
+          wake.wait(leader.isAlive() && reason == null ? 1000 : POLL_MILLIS);
+        }
+      }
     }
   }
 
-  /** The JVM shutdown hook: runs on SIGTERM, SIGINT and SIGHUP (and on System.exit). */
+  private void requestStop(Stop reason) {
+    synchronized (wake) {
+      if (stop == null || reason == Stop.SIGNAL) {
+        stop = reason;
+      }
+      wake.notifyAll();
+    }
+  }
+
+  private void wakeUp() {
+    synchronized (wake) {
+      wake.notifyAll();
+    }
+  }
+
+  /** On a library callback thread: the lease is lost, maybe while the command runs. */
+  private void onLost(LeaseLostException e) {
+    if (shuttingDown || !lost.compareAndSet(false, true)) {
+      return;
+    }
+    CommandTree running;
+    synchronized (this) {
+      running = tree;
+    }
+    if (running == null) {
+      return; // not started: run() sees the loss and does not start it
+    }
+    String what = "redlock exec: " + Printable.of(e.getMessage());
+    if (onLost == OnLost.ignore) {
+      err().println(what + "; --on-lost=ignore: the command keeps running without the lock");
+      err().flush();
+      return;
+    }
+    err().println(what);
+    err().flush();
+    requestStop(Stop.LOST);
+  }
+
+  /**
+   * The JVM shutdown hook: runs on SIGTERM, SIGINT and SIGHUP (and on System.exit). Stops
+   * the command's processes and lets the main thread release the lock once they all ended.
+   */
   private void onSignal() {
-    Process process;
+    CommandTree running;
     synchronized (this) {
       shuttingDown = true;
-      process = child;
+      running = tree;
     }
-    if (process != null && process.isAlive()) {
-      err().println("redlock exec: signal received; sending SIGTERM to pid " + process.pid());
-      err().flush();
-      process.destroy();
-      killAfterGrace(process);
+    if (running == null) {
+      close(); // acquiring, or never started: nothing runs under the lock
+      return;
     }
-    close();
-    if (process != null) {
-      err().flush();
-      int status = lost.get() ? ExitCodes.LEASE_LOST : waitQuietly(process);
-      Runtime.getRuntime().halt(status);
-    }
-  }
-
-  /** Waits up to {@code --grace} for the process to end, then sends SIGKILL. */
-  private void killAfterGrace(Process process) {
+    requestStop(Stop.SIGNAL);
     try {
-      if (!process.waitFor(grace.toNanos(), TimeUnit.NANOSECONDS)) {
-        err()
-            .println(
-                "redlock exec: pid "
-                    + process.pid()
-                    + " still runs after "
-                    + DurationConverter.format(grace)
-                    + "; sending SIGKILL");
-        err().flush();
-        process.destroyForcibly();
-      }
+      finished.await();
     } catch (InterruptedException e) {
-      process.destroyForcibly();
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static int waitQuietly(Process process) {
-    try {
-      return process.waitFor();
-    } catch (InterruptedException e) {
-      return ExitCodes.FAILURE;
-    }
+    err().flush();
+    Runtime.getRuntime().halt(lost.get() ? ExitCodes.LEASE_LOST : exitStatus);
   }
 
   /** Releases the lease and closes the connections; safe to call twice. */
@@ -350,7 +482,7 @@ final class ExecCommand implements Callable<Integer> {
       return fail(
           ExitCodes.FAILURE,
           "could not acquire '"
-              + resource
+              + Printable.of(resource)
               + "' "
               + after
               + ": only "
@@ -365,7 +497,7 @@ final class ExecCommand implements Callable<Integer> {
     return fail(
         ExitCodes.NOT_ACQUIRED,
         "could not acquire '"
-            + resource
+            + Printable.of(resource)
             + "' "
             + after
             + ": held by another client ("

@@ -65,6 +65,10 @@ final class InspectionClient {
       }
     }
     uri.setTimeout(timeout);
+    // No CLIENT SETINFO on connect, as the library's transport: the documented users have no
+    // CLIENT right, and each refusal would be an entry in the node's ACL log.
+    uri.setLibraryName("");
+    uri.setLibraryVersion("");
     return uri;
   }
 
@@ -118,10 +122,27 @@ final class InspectionClient {
   }
 
   /** A client on {@code resources} that never reconnects and waits at most {@code timeout}. */
-  static RedisClient client(ClientResources resources, Duration timeout) {
+  static RedisClient client(
+      ClientResources resources, Duration timeout, io.redlock.TlsSettings tls) {
     RedisClient client = RedisClient.create(resources);
+    ClientOptions.Builder options = ClientOptions.builder();
+    if (tls.trustedCertificates() != null || tls.clientCertificateChain() != null) {
+      // the same trust and client certificate as the library's transport, for these nodes only
+      io.lettuce.core.SslOptions.Builder ssl =
+          io.lettuce.core.SslOptions.builder().jdkSslProvider();
+      if (tls.trustedCertificates() != null) {
+        ssl.trustManager(tls.trustedCertificates().toFile());
+      }
+      if (tls.clientCertificateChain() != null) {
+        ssl.keyManager(
+            tls.clientCertificateChain().toFile(), tls.clientPrivateKey().toFile(), null);
+      }
+      options.sslOptions(ssl.build());
+    }
     client.setOptions(
-        ClientOptions.builder()
+        options
+            // no CLIENT MAINT_NOTIFICATIONS on connect: the documented users have no CLIENT
+            .maintNotificationsConfig(io.lettuce.core.MaintNotificationsConfig.disabled())
             .autoReconnect(false)
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
@@ -146,7 +167,8 @@ final class InspectionClient {
       ClientResources resources,
       Duration timeout) {
     NodeSettings nodeSettings =
-        new NodeSettings(node, settings.username(), settings.password(), timeout, timeout);
+        new NodeSettings(
+            node, settings.username(), settings.password(), timeout, timeout, settings.tls());
     long deadline = System.nanoTime() + timeout.multipliedBy(2).toNanos();
     try (LettuceTransport transport = new LettuceTransport(resources);
         NodeClient client = transport.open(nodeSettings)) {

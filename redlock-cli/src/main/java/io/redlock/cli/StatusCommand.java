@@ -102,8 +102,8 @@ final class StatusCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     out.println(
         "resource "
-            + resource
-            + (key.equals(resource) ? "" : " (key " + key + ")")
+            + Printable.of(resource)
+            + (key.equals(resource) ? "" : " (key " + Printable.of(key) + ")")
             + ", "
             + states.size()
             + " node(s), quorum "
@@ -190,7 +190,7 @@ final class StatusCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       return new NodeState(name, "not a Redis URI", null, null, null, null);
     }
-    RedisClient client = InspectionClient.client(resources, timeout);
+    RedisClient client = InspectionClient.client(resources, timeout, settings.tls());
     try (StatefulRedisConnection<String, String> connection =
         client.connect(StringCodec.UTF8, uri)) {
       RedisCommands<String, String> redis = connection.sync();
@@ -302,8 +302,9 @@ final class StatusCommand implements Callable<Integer> {
     int schemeEnd = uri.indexOf("://");
     int at = uri.lastIndexOf('@');
     if (at < 0 || schemeEnd < 0 || at < schemeEnd) {
-      return at < 0 ? uri : "****";
+      return at < 0 ? Printable.of(uri) : "****";
     }
-    return uri.substring(0, schemeEnd + 3) + uri.substring(at + 1);
+    // escaped: a node string with control characters cannot forge a line of the table
+    return Printable.of(uri.substring(0, schemeEnd + 3) + uri.substring(at + 1));
   }
 }

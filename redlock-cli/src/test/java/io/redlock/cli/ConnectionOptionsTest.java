@@ -275,4 +275,119 @@ class ConnectionOptionsTest {
   private static StatusCommand.NodeState state(String value) {
     return new StatusCommand.NodeState("n", null, "master", 1L, value, value == null ? -2L : 1000L);
   }
+
+  /** Parses {@code status ARGS r} with stderr captured into {@code err}. */
+  private static ConnectionOptions parseCapturing(StringWriter err, String... args) {
+    CommandLine cl = Main.commandLine().setErr(new PrintWriter(err));
+    String[] all = new String[args.length + 2];
+    all[0] = "status";
+    System.arraycopy(args, 0, all, 1, args.length);
+    all[all.length - 1] = "r";
+    cl.parseArgs(all);
+    StatusCommand status = cl.getSubcommands().get("status").getCommand();
+    status.connection.env = Map.of();
+    return status.connection;
+  }
+
+  @Test
+  void aPasswordInNodesIsWarnedAboutWithoutShowingIt() {
+    StringWriter err = new StringWriter();
+    parseCapturing(err, "--nodes", "redis://a:1,redis://locker:s3cret-pw@b:2").resolve();
+    assertThat(err.toString())
+        .contains("warning: a node in --nodes carries credentials (redis://b:2)")
+        .contains("ps and in shell history")
+        .doesNotContain("s3cret-pw")
+        .doesNotContain("read as a password");
+
+    StringWriter lone = new StringWriter();
+    parseCapturing(lone, "--nodes", "redis://locker@b:2").resolve();
+    assertThat(lone.toString()).contains("a lone 'name@' before the host is read as a password");
+
+    StringWriter none = new StringWriter();
+    parseCapturing(none, "--nodes", "redis://a:1,rediss://b:2/3").resolve();
+    assertThat(none.toString()).isEmpty();
+  }
+
+  @Test
+  void passwordAndConfigFilesReadableByOthersAreWarnedAbout() throws IOException {
+    Path secret = Files.writeString(dir.resolve("secret"), "s3cret\n");
+    Path config =
+        Files.writeString(
+            dir.resolve("redlock.properties"), "nodes=redis://a:1\npassword-file=secret\n");
+    Files.setPosixFilePermissions(
+        secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    Files.setPosixFilePermissions(
+        config, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r-----"));
+    StringWriter err = new StringWriter();
+    parseCapturing(err, "--config", config.toString()).resolve();
+    assertThat(err.toString())
+        .contains("warning: config file " + config + " can be read by its group (mode rw-r-----)")
+        .contains(
+            "warning: password file " + secret + " can be read by every user (mode rw-r--r--)")
+        .contains("chmod 600")
+        .doesNotContain("s3cret");
+
+    Files.setPosixFilePermissions(
+        secret, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    Files.setPosixFilePermissions(
+        config, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    StringWriter quiet = new StringWriter();
+    parseCapturing(quiet, "--config", config.toString()).resolve();
+    assertThat(quiet.toString()).isEmpty();
+  }
+
+  @Test
+  void tlsFilesComeFromOptionsOrTheConfigFileAndVerifyPeerNoneNeedsConsent() throws IOException {
+    Path ca = Files.writeString(dir.resolve("ca.pem"), "pem");
+    Path cert = Files.writeString(dir.resolve("client.pem"), "pem");
+    Path key = Files.writeString(dir.resolve("client.key"), "pem");
+    Files.setPosixFilePermissions(
+        key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    Path config =
+        Files.writeString(
+            dir.resolve("tls.properties"),
+            "nodes=rediss://a:1\ntls-ca=ca.pem\ntls-cert=client.pem\ntls-key=client.key\n");
+    StringWriter err = new StringWriter();
+    ConnectionOptions.Settings fromFile =
+        parseCapturing(err, "--config", config.toString()).resolve();
+    assertThat(fromFile.tls().trustedCertificates()).isEqualTo(ca);
+    assertThat(fromFile.tls().clientCertificateChain()).isEqualTo(cert);
+    assertThat(fromFile.tls().clientPrivateKey()).isEqualTo(key);
+    assertThat(fromFile.builder().build().tls()).isEqualTo(fromFile.tls());
+
+    ConnectionOptions.Settings fromOptions =
+        parse(Map.of(), "--nodes", "rediss://a:1", "--tls-ca", ca.toString()).resolve();
+    assertThat(fromOptions.tls().trustedCertificates()).isEqualTo(ca);
+    assertThat(fromOptions.tls().clientCertificateChain()).isNull();
+
+    assertThatThrownBy(
+            () ->
+                parse(Map.of(), "--nodes", "rediss://a:1", "--tls-cert", cert.toString()).resolve())
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("needs both --tls-cert and --tls-key");
+    assertThatThrownBy(
+            () ->
+                parse(
+                        Map.of(),
+                        "--nodes",
+                        "rediss://a:1",
+                        "--tls-ca",
+                        dir.resolve("nope.pem").toString())
+                    .resolve())
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("--tls-ca (or tls-ca=) is " + dir.resolve("nope.pem"));
+
+    assertThatThrownBy(
+            () -> parse(Map.of(), "--nodes", "rediss://:pw@a:1?verifyPeer=NONE").resolve())
+        .isInstanceOf(ParameterException.class)
+        .hasMessageContaining("rediss://a:1?verifyPeer=NONE has verifyPeer=NONE")
+        .hasMessageContaining("--tls-allow-unverified")
+        .hasMessageNotContaining("pw@");
+    assertThat(
+            parse(Map.of(), "--nodes", "rediss://a:1?verifyPeer=NONE", "--tls-allow-unverified")
+                .resolve()
+                .tls()
+                .allowUnverified())
+        .isTrue();
+  }
 }

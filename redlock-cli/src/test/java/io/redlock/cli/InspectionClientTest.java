@@ -29,7 +29,8 @@ class InspectionClientTest {
               Duration.ofSeconds(1),
               "",
               true,
-              "test");
+              "test",
+              io.redlock.TlsSettings.DEFAULT);
       RedisURI tls = InspectionClient.uri("REDISS://host:6380", settings, Duration.ofSeconds(1));
       assertThat(tls.isSsl()).isTrue();
       assertThat(tls.getPort()).isEqualTo(6380);

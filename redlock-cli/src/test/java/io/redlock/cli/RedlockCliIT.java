@@ -241,7 +241,7 @@ class RedlockCliIT {
       StringWriter out = new StringWriter();
       assertThat(run(out, "init", "--nodes", usedNodes)).isEqualTo(ExitCodes.VIOLATION);
       assertThat(out.toString())
-          .contains(used.uri(1) + "  refused: holds 1 key(s)")
+          .contains(used.address(1) + "  refused: holds 1 key(s)")
           .contains("orders:42");
       assertThat(used.command(0, "GET", "__redlock__:fresh")).isNull();
       assertThat(run("init", "--nodes", usedNodes, "--force")).isEqualTo(ExitCodes.OK);
@@ -265,7 +265,7 @@ class RedlockCliIT {
       StringWriter evicting = new StringWriter();
       assertThat(run(evicting, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.VIOLATION);
       assertThat(evicting.toString())
-          .contains("PROBLEM " + redis.uri(2) + " eviction")
+          .contains("PROBLEM " + redis.address(2) + " eviction")
           .contains("allkeys-lru")
           .contains("verdict: safety problem");
       StringWriter json = new StringWriter();
@@ -278,10 +278,10 @@ class RedlockCliIT {
       redis.command(2, "CONFIG", "SET", "maxmemory-policy", "noeviction");
     }
 
-    String twice = nodes + ",redis://localhost:" + redis.port(0);
+    String twice = nodes + ",redis://:" + redis.password() + "@localhost:" + redis.port(0);
     StringWriter duplicate = new StringWriter();
     assertThat(run(duplicate, "doctor", "--nodes", twice)).isEqualTo(ExitCodes.VIOLATION);
-    assertThat(duplicate.toString()).contains("the same server as " + redis.uri(0));
+    assertThat(duplicate.toString()).contains("the same server as " + redis.address(0));
   }
 
   @Test
@@ -298,7 +298,7 @@ class RedlockCliIT {
       assertThat(table.toString())
           .contains("REGISTER")
           .containsPattern("120s \\(lapses in 1[12]\\d\\.\\ds\\)")
-          .contains("WARN " + redis.uri(0) + " register")
+          .contains("WARN " + redis.address(0) + " register")
           .contains("longer than 60s");
       StringWriter json = new StringWriter();
       assertThat(run(json, "doctor", "--json", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
@@ -392,6 +392,7 @@ class RedlockCliIT {
     StringWriter out = new StringWriter();
     assertThat(
             run(out, "doctor", "--nodes", nodes + "," + unreachable, "--connect-timeout", "500ms"))
+        .as("doctor's output:%n%s", out)
         .isEqualTo(ExitCodes.OK);
     assertThat(out.toString())
         .containsPattern(java.util.regex.Pattern.quote(unreachable) + "\\s+no: ")
@@ -401,6 +402,38 @@ class RedlockCliIT {
     StringWriter none = new StringWriter();
     assertThat(run(none, "doctor", "--nodes", unreachable, "--connect-timeout", "500ms"))
         .isEqualTo(ExitCodes.FAILURE);
+  }
+
+  @Test
+  void execAndStatusTrustAPrivateCaGivenWithTlsCa() {
+    try (RedisServers tls = RedisServers.builder().count(3).tls(true).fresh(true).start()) {
+      List<String> uris = new ArrayList<>();
+      for (int i = 0; i < tls.size(); i++) {
+        uris.add(tls.tlsUri(i));
+      }
+      String tlsNodes = String.join(",", uris);
+      String ca = tls.tlsCertificate().toString();
+      assertThat(run("exec", "--nodes", tlsNodes, "--tls-ca", ca, "tls-job", "true")).isZero();
+      StringWriter status = new StringWriter();
+      assertThat(run(status, "status", "--nodes", tlsNodes, "--tls-ca", ca, "tls-job"))
+          .isEqualTo(ExitCodes.OK);
+      assertThat(status.toString().lines().filter(l -> l.startsWith("rediss://")))
+          .hasSize(3)
+          .allMatch(l -> l.matches("\\S+\\s+yes\\s+master\\s.*"));
+      // Without it the JVM's trust store is used, which does not know the nodes' CA.
+      assertThat(
+              run(
+                  "exec",
+                  "--nodes",
+                  tlsNodes,
+                  "--connect-timeout",
+                  "1s",
+                  "--wait",
+                  "500ms",
+                  "tls-job",
+                  "true"))
+          .isEqualTo(ExitCodes.FAILURE);
+    }
   }
 
   // --- helpers ---

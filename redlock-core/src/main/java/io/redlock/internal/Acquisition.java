@@ -207,7 +207,7 @@ final class Acquisition {
             (fenced, error) -> {
               try {
                 if (error != null) { // not expected: a bug must not leave the attempt undone
-                  log.error("fenced attempt failed resource={}", resources, error);
+                  log.error("fenced attempt failed resource={}", shown(), error);
                   // the lock round is decided here: the undo covers every node that may hold it
                   decided(
                       token, t0, round, round.decision().join(), 0, "an internal error: " + error);
@@ -368,7 +368,7 @@ final class Acquisition {
       if (log.isDebugEnabled()) {
         log.debug(
             "acquired resource={} attempt={} validFor={} outcomes={}",
-            resources,
+            shown(),
             attempts,
             Durations.formatNanos(validUntil - decision.atNanos()),
             decision.outcomes());
@@ -394,7 +394,7 @@ final class Acquisition {
     if (log.isDebugEnabled()) {
       log.debug(
           "attempt failed resource={} attempt={} reason={} outcomes={}",
-          resources,
+          shown(),
           attempts,
           reason,
           decision.outcomes());
@@ -430,7 +430,7 @@ final class Acquisition {
             log.warn(
                 "could not acquire resource={}: node errors or timeouts"
                     + " denied the majority; outcomes={}",
-                resources,
+                shown(),
                 decision.outcomes());
         // The restart guard logged its hold-back once, the transport a stalled node once;
         // each failure they cause is routine.
@@ -438,7 +438,7 @@ final class Acquisition {
             log.debug(
                 "could not acquire resource={}: nodes held back by the"
                     + " restart guard or stalled; outcomes={}",
-                resources,
+                shown(),
                 decision.outcomes());
         case CONTENTION -> {}
       }
@@ -490,5 +490,10 @@ final class Acquisition {
         + when
         + "; they count again by themselves: never declare restarted nodes fresh ('redlock"
         + " init' is only for a new cluster no client has used, see docs/production.md)";
+  }
+
+  /** The resource names for logs, control characters escaped. */
+  private String shown() {
+    return Printable.of(String.valueOf(resources));
   }
 }

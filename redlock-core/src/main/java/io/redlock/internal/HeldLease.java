@@ -234,7 +234,9 @@ final class HeldLease implements Lease {
           ttlMillis = newTtlMillis;
           scheduleWatchLocked();
           log.debug(
-              "extended resource={} validFor={}", resources, Durations.formatNanos(deadline - now));
+              "extended resource={} validFor={}",
+              describe(),
+              Durations.formatNanos(deadline - now));
           return true;
         }
         case KEPT_UNCONFIRMED -> {
@@ -244,7 +246,7 @@ final class HeldLease implements Lease {
               "extension not confirmed by a majority, lease still valid for {}:"
                   + " resource={} outcomes={}",
               Durations.formatNanos(deadline - now),
-              resources,
+              describe(),
               result.outcomes());
           return false;
         }
@@ -409,7 +411,7 @@ final class HeldLease implements Lease {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // the release goes on; the caller sees the flag
     } catch (ExecutionException | TimeoutException e) {
-      log.debug("release not confirmed in time: resource={}", resources);
+      log.debug("release not confirmed in time: resource={}", describe());
     }
   }
 
@@ -498,7 +500,7 @@ final class HeldLease implements Lease {
       listeners.clear();
     }
     engine.forget(this);
-    log.warn("lease lost: resource={} reason={}", resources, reason);
+    log.warn("lease lost: resource={} reason={}", describe(), reason);
     engine.events().leaseLost(this, lossCause, reason);
     // Keys that outlived our validity on some nodes are ours to delete, and deleting them
     // frees the resource sooner; compare-and-delete never touches another holder's key.
@@ -519,7 +521,7 @@ final class HeldLease implements Lease {
                 try {
                   listener.accept(cause);
                 } catch (RuntimeException e) {
-                  log.error("lost-lease listener failed: resource={}", resources, e);
+                  log.error("lost-lease listener failed: resource={}", describe(), e);
                 }
               }
             });
@@ -537,8 +539,9 @@ final class HeldLease implements Lease {
     return new IllegalStateException("lease on " + describe() + " was released");
   }
 
+  /** The resource names for logs and messages, control characters escaped. */
   private String describe() {
-    return String.join(", ", resources);
+    return Printable.of(String.join(", ", resources));
   }
 
   private static RuntimeException rethrow(Throwable cause) {

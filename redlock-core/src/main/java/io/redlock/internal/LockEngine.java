@@ -409,7 +409,7 @@ public final class LockEngine {
               + " outcomes={}",
           unconfirmed,
           nodes.size(),
-          resources,
+          Printable.of(String.valueOf(resources)),
           result.outcomes());
     }
     unconfirmedReleases.incrementAndGet();
@@ -427,7 +427,7 @@ public final class LockEngine {
             + " the latest: resource={} outcomes={}",
         count,
         last == NEVER ? "" : " in the last " + Durations.formatNanos(now - last),
-        resources,
+        Printable.of(String.valueOf(resources)),
         result.outcomes());
   }
 
@@ -620,12 +620,14 @@ public final class LockEngine {
               + RedlockConfig.MAX_KEY_BYTES
               + " bytes in UTF-8, key prefix included");
     }
-    if (name.startsWith(Fencing.RESERVED)) {
+    // Anywhere in the name, not only at its start: without a key prefix, the name
+    // "app:__redlock_fence__:x" is the key of another application's (prefix "app:") fencing
+    // counter.
+    if (name.contains(Fencing.RESERVED)) {
       throw new IllegalArgumentException(
           "resource name '"
-              + name
-              + "' is not accepted: names"
-              + " beginning with '"
+              + Printable.of(name)
+              + "' is not accepted: names containing '"
               + Fencing.RESERVED
               + "' are reserved for the library's own keys");
     }

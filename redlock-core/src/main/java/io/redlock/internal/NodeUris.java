@@ -9,7 +9,8 @@ import java.util.Locale;
  * Parsing and display of node URIs such as {@code redis://user:secret@10.0.0.1:6379/2}.
  *
  * <p>Every string that leaves this class for a log, a message or {@code toString()} has its
- * password removed: credentials are shown as {@code user:****@} or {@code ****@}.
+ * password removed: credentials are shown as {@code user:****@} or {@code ****@}. Control
+ * characters are escaped ({@link Printable}): a node string cannot forge a log line.
  */
 public final class NodeUris {
   /** The port Redis listens on when a URI names none. */
@@ -41,11 +42,11 @@ public final class NodeUris {
 
   /** The URI with its password masked; safe to log ({@link NodeSettings#redacted}). */
   public static String redact(String uri) {
-    return NodeSettings.redacted(uri);
+    return Printable.of(NodeSettings.redacted(uri));
   }
 
   /** The URI without any credentials ({@link NodeSettings#withoutCredentials}). */
   public static String displayName(String uri) {
-    return NodeSettings.withoutCredentials(uri);
+    return Printable.of(NodeSettings.withoutCredentials(uri));
   }
 }

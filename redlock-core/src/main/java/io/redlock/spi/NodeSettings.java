@@ -16,10 +16,17 @@ import java.util.Objects;
  * @param password the password for a URI without credentials, or {@code null}
  * @param nodeTimeout how long one vote may take
  * @param connectTimeout how long a connection attempt, handshake included, may take
+ * @param tls how a {@code rediss://} node is connected (trust, client certificate, whether
+ *     the URI may switch certificate checks off)
  * @since 0.1.0
  */
 public record NodeSettings(
-    String uri, String username, String password, Duration nodeTimeout, Duration connectTimeout) {
+    String uri,
+    String username,
+    String password,
+    Duration nodeTimeout,
+    Duration connectTimeout,
+    io.redlock.TlsSettings tls) {
 
   /**
    * Checks the values.
@@ -30,6 +37,13 @@ public record NodeSettings(
     Objects.requireNonNull(uri, "uri");
     Objects.requireNonNull(nodeTimeout, "nodeTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(tls, "tls");
+  }
+
+  /** Settings with {@link io.redlock.TlsSettings#DEFAULT}. */
+  public NodeSettings(
+      String uri, String username, String password, Duration nodeTimeout, Duration connectTimeout) {
+    this(uri, username, password, nodeTimeout, connectTimeout, io.redlock.TlsSettings.DEFAULT);
   }
 
   /**
@@ -38,7 +52,12 @@ public record NodeSettings(
    */
   public static NodeSettings of(String uri, RedlockConfig config) {
     return new NodeSettings(
-        uri, config.username(), config.password(), config.nodeTimeout(), config.connectTimeout());
+        uri,
+        config.username(),
+        config.password(),
+        config.nodeTimeout(),
+        config.connectTimeout(),
+        config.tls());
   }
 
   /**
@@ -98,6 +117,7 @@ public record NodeSettings(
         + ", connectTimeout="
         + connectTimeout.toMillis()
         + " ms"
+        + (tls.equals(io.redlock.TlsSettings.DEFAULT) ? "" : ", tls=" + tls)
         + "}";
   }
 }

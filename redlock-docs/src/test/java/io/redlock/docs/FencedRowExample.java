@@ -19,8 +19,9 @@ import java.util.List;
  * row of an H2 database, guarded by its fencing token. {@link FencedRowIT} runs two of them
  * against one database and pauses one past its lease.
  *
- * <p>Arguments: the JDBC URL, the lease's ttl in milliseconds, then the node URIs. It prints
- * {@code token N} once it holds the lease, and {@code updated K} (rows) after each write.
+ * <p>Arguments: the JDBC URL and the lease's ttl in milliseconds; the node URIs come in
+ * {@value #NODES_ENV}. It prints {@code token N} once it holds the lease, and
+ * {@code updated K} (rows) after each write.
  */
 public final class FencedRowExample {
   private FencedRowExample() {}
@@ -53,10 +54,15 @@ public final class FencedRowExample {
     }
   }
 
+  /** The environment variable with the node URIs, comma-separated. */
+  static final String NODES_ENV = "FENCED_ROW_NODES";
+
   public static void main(String[] args) throws Exception {
     String jdbcUrl = args[0];
     Duration ttl = Duration.ofMillis(Long.parseLong(args[1]));
-    List<String> nodes = List.of(args).subList(2, args.length);
+    // The node URIs carry the test servers' password: from the environment, which only this
+    // user can read, not from the command line, which ps shows everyone.
+    List<String> nodes = List.of(System.getenv(NODES_ENV).split(","));
     RedlockConfig config = RedlockConfig.builder().nodes(nodes).fencing(true).build();
     try (Redlock redlock = Redlock.create(config);
         Lease lease = redlock.acquire("invoice:42", ttl);

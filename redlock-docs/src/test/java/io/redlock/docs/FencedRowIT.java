@@ -84,10 +84,10 @@ class FencedRowIT {
                 FencedRowExample.class.getName(),
                 jdbcUrl,
                 Long.toString(TTL_MILLIS)));
-    command.addAll(servers.uris());
-    Holder holder =
-        new Holder(
-            new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start());
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD);
+    builder.environment().put(FencedRowExample.NODES_ENV, String.join(",", servers.uris()));
+    Holder holder = new Holder(builder.start());
     holders.add(holder);
     return holder;
   }

@@ -5,6 +5,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
+import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
@@ -15,6 +17,7 @@ import io.netty.channel.Channel;
 import io.netty.handler.flush.FlushConsolidationHandler;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
+import io.redlock.TlsSettings;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeSettings;
 import io.redlock.spi.NodeTransport;
@@ -23,6 +26,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The default transport: one Lettuce connection per node over one set of shared client
@@ -52,6 +57,8 @@ import java.util.concurrent.TimeUnit;
  * @since 0.1.0
  */
 public final class LettuceTransport implements NodeTransport {
+
+  private static final Logger log = LoggerFactory.getLogger(LettuceTransport.class);
   private static final Set<String> SCHEMES = Set.of("redis", "rediss");
 
   /**
@@ -202,6 +209,7 @@ public final class LettuceTransport implements NodeTransport {
     }
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
+    withoutClientSetinfo(redisUri);
     RedisClient client = RedisClient.create(resources);
     NodeBacklog backlog =
         new NodeBacklog(
@@ -211,8 +219,15 @@ public final class LettuceTransport implements NodeTransport {
             STALLED_AFTER,
             STALLED_AFTER_TIME.toNanos(),
             System::nanoTime);
+    ClientOptions.Builder options = ClientOptions.builder();
+    if (redisUri.isSsl()) {
+      tls(node, redisUri, options);
+    }
+    if (Lettuce7.PRESENT) {
+      Lettuce7.withoutMaintNotifications(options);
+    }
     client.setOptions(
-        ClientOptions.builder()
+        options
             .autoReconnect(true)
             // A lock request that waits for a reconnect is worse than a failed vote: by the time
             // it runs, the attempt it belonged to was decided long ago.
@@ -251,6 +266,83 @@ public final class LettuceTransport implements NodeTransport {
         new LettuceNodeClient(node.name(), client, redisUri, resources, backlog);
     opened.connect();
     return opened;
+  }
+
+  /**
+   * Applies {@link TlsSettings} to a {@code rediss://} node: refuses a URI that switches
+   * certificate checks off unless allowed (then a WARN), and trusts the given certificates for
+   * this connection only, presenting the client certificate if one is given.
+   */
+  private static void tls(NodeSettings node, RedisURI redisUri, ClientOptions.Builder options) {
+    TlsSettings tls = node.tls();
+    if (redisUri.getVerifyMode() == SslVerifyMode.NONE) {
+      if (!tls.allowUnverified()) {
+        throw new RedlockConfigException(
+            "node "
+                + node.name()
+                + " has verifyPeer=NONE, which switches TLS certificate checks off: anyone on"
+                + " the path can pose as the node, read the password and grant or deny locks;"
+                + " trust the node's CA with tls.trustedCertificates instead, or accept the"
+                + " risk with tls.allowUnverified(true)");
+      }
+      log.warn(
+          "node={} TLS certificate checks are off (verifyPeer=NONE, allowed by"
+              + " tls.allowUnverified): anyone on the path can pose as this node",
+          node.name());
+    }
+    if (tls.trustedCertificates() == null && tls.clientCertificateChain() == null) {
+      return; // the JVM's default trust store, no client certificate
+    }
+    SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+    if (tls.trustedCertificates() != null) {
+      ssl.trustManager(tls.trustedCertificates().toFile());
+    }
+    if (tls.clientCertificateChain() != null) {
+      ssl.keyManager(tls.clientCertificateChain().toFile(), tls.clientPrivateKey().toFile(), null);
+    }
+    options.sslOptions(ssl.build());
+  }
+
+  /**
+   * What only Lettuce 7 has, in a class of its own: it is loaded (and its Lettuce 7 types
+   * resolved) only when {@link #PRESENT} says they exist, so Lettuce 6 (pinned by Spring Boot
+   * 3.5 and 4.0) never meets them.
+   */
+  static final class Lettuce7 {
+    static final boolean PRESENT = present("io.lettuce.core.MaintNotificationsConfig");
+
+    private Lettuce7() {}
+
+    /**
+     * No {@code CLIENT MAINT_NOTIFICATIONS} on connect (Lettuce 7 sends it by default): the
+     * least-privilege user has no {@code CLIENT}, and each refusal would be an ACL log entry.
+     * Maintenance notifications serve Redis Enterprise/Cloud endpoint moves, which a lock
+     * node's connection does not follow anyway (a vote never waits for a reconnect).
+     */
+    static void withoutMaintNotifications(ClientOptions.Builder options) {
+      options.maintNotificationsConfig(io.lettuce.core.MaintNotificationsConfig.disabled());
+    }
+
+    private static boolean present(String name) {
+      try {
+        Class.forName(name, false, LettuceTransport.class.getClassLoader());
+        return true;
+      } catch (ClassNotFoundException e) {
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Keeps Lettuce from sending {@code CLIENT SETINFO lib-name/lib-ver} on each connect: the
+   * least-privilege user does not need {@code CLIENT}, and a refused {@code SETINFO} (ignored
+   * by Lettuce) would add an entry to the node's ACL log on every connection. Redis before 7.2
+   * has no {@code SETINFO} at all. An empty name and version are what Lettuce 6.3+ and 7
+   * read as "send nothing".
+   */
+  private static void withoutClientSetinfo(RedisURI uri) {
+    uri.setLibraryName("");
+    uri.setLibraryVersion("");
   }
 
   /**

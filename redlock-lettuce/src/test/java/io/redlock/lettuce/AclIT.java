@@ -84,8 +84,10 @@ class AclIT {
   }
 
   /**
-   * The ACL of the README's "Running in production", word for word (the user name and
-   * password aside): what the library needs, and nothing more.
+   * The ACL of the README's "Running in production", word for word (the user name, password
+   * and key pattern aside: the README's {@code ~app:*} goes with a key prefix, these tests use
+   * none): what the library needs, and nothing more. The CLI's CliAclIT runs the README's
+   * users themselves, as they are written.
    */
   static final String[] LEAST_PRIVILEGE = {
     "resetkeys",
@@ -97,6 +99,7 @@ class AclIT {
     "+del",
     "+exists",
     "+pexpire",
+    "+pttl",
     "+eval",
     "+evalsha",
     "+script|load",

@@ -192,7 +192,7 @@ class NothingLeftBehindIT {
     List<Monitor> monitors = new ArrayList<>();
     try (Redlock redlock = Redlock.create(config().build(), new LettuceTransport(resources))) {
       for (int i = 0; i < 5; i++) {
-        monitors.add(new Monitor(servers.host(), servers.port(i)));
+        monitors.add(new Monitor(servers.host(), servers.port(i), servers.password()));
       }
       // Every event loop of the connections is held up: a request made now waits in its
       // loop's queue, not yet written, past the node timeout of its round.
@@ -245,14 +245,17 @@ class NothingLeftBehindIT {
     private final Socket socket;
     private final BufferedReader lines;
 
-    Monitor(String host, int port) throws IOException {
+    Monitor(String host, int port, String password) throws IOException {
       socket = new Socket(host, port);
       socket.setSoTimeout(10_000);
-      socket.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
+      socket
+          .getOutputStream()
+          .write(("AUTH " + password + "\r\nMONITOR\r\n").getBytes(StandardCharsets.US_ASCII));
       lines =
           new BufferedReader(
               new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-      assertThat(lines.readLine()).isEqualTo("+OK");
+      assertThat(lines.readLine()).isEqualTo("+OK"); // AUTH
+      assertThat(lines.readLine()).isEqualTo("+OK"); // MONITOR
     }
 
     /** The lines read up to the first that {@code last} matches, that one included. */

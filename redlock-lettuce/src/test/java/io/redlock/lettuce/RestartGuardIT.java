@@ -326,11 +326,14 @@ class RestartGuardIT {
   void twoUrisThatReachOneServerAreRefused() {
     servers = RedisServers.start(3);
     List<String> nodes =
-        List.of(servers.uri(0), servers.uri(1), "redis://localhost:" + servers.port(0));
+        List.of(
+            servers.uri(0),
+            servers.uri(1),
+            "redis://:" + servers.password() + "@localhost:" + servers.port(0));
     assertThatThrownBy(() -> Redlock.create(RedlockConfig.builder().nodes(nodes).build()))
         .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("same server")
-        .hasMessageContaining(servers.uri(0))
+        .hasMessageContaining(servers.address(0))
         .hasMessageContaining("redis://localhost:" + servers.port(0));
   }
 
@@ -340,7 +343,7 @@ class RestartGuardIT {
     servers.command(2, "REPLICAOF", servers.host(), Integer.toString(servers.port(0)));
     assertThatThrownBy(() -> Redlock.create(RedlockConfig.builder().nodes(servers.uris()).build()))
         .isInstanceOf(RedlockConfigException.class)
-        .hasMessageContaining(servers.uri(2))
+        .hasMessageContaining(servers.address(2))
         .hasMessageContaining("replica");
   }
 }

@@ -7,6 +7,7 @@ import io.redlock.Lease;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
+import io.redlock.TlsSettings;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
 import java.time.Duration;
@@ -21,8 +22,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code rediss://}: TLS to every node, verified against a trust store the JVM is told about
- * in the standard way ({@code javax.net.ssl.trustStore}), and refused when the certificate is
- * not trusted.
+ * in the standard way ({@code javax.net.ssl.trustStore}) or against {@link TlsSettings}'s
+ * certificates for the nodes only, and refused when the certificate is not trusted; a URI that
+ * switches checks off is refused unless allowed; a client certificate for nodes that require
+ * one.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class TlsIT {
@@ -123,7 +126,102 @@ class TlsIT {
     assertThatThrownBy(() -> Redlock.create(config()))
         .isInstanceOf(RedlockConfigException.class)
         // every node presents the untrusted certificate; whichever answered first is named
-        .satisfies(e -> assertThat(tlsUris()).anyMatch(e.getMessage()::contains))
+        // (named without the password its URI carries)
+        .satisfies(
+            e ->
+                assertThat(tlsUris())
+                    .map(uri -> uri.replaceFirst("//[^@]*@", "//"))
+                    .anyMatch(e.getMessage()::contains))
         .hasMessageContaining("refused");
+  }
+
+  @Test
+  void trustedCertificatesTrustTheNodesWithoutTheJvmTrustStore() throws Exception {
+    assertThat(System.getProperty("javax.net.ssl.trustStore")).isNull();
+    RedlockConfig config =
+        config().toBuilder()
+            .tls(TlsSettings.builder().trustedCertificates(servers.tlsCertificate()).build())
+            .build();
+    assertThat(config.toString()).contains("trustedCertificates=" + servers.tlsCertificate());
+    try (Redlock redlock = Redlock.create(config);
+        Lease lease = redlock.acquire("tls:pem", Duration.ofSeconds(10))) {
+      assertThat(servers.holding("tls:pem", lease.token())).isGreaterThanOrEqualTo(2);
+    }
+    // The JVM's own trust store still does not trust the nodes.
+    assertThatThrownBy(() -> Redlock.create(config()))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("PKIX");
+  }
+
+  @Test
+  void verifyPeerNoneIsRefusedUnlessExplicitlyAllowed() throws Exception {
+    List<String> unverified = new ArrayList<>();
+    for (String uri : tlsUris()) {
+      unverified.add(uri + "?verifyPeer=NONE");
+    }
+    RedlockConfig refused = config().toBuilder().nodes(unverified).build();
+    assertThatThrownBy(() -> Redlock.create(refused))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("verifyPeer=NONE")
+        .hasMessageContaining("tls.allowUnverified(true)")
+        .satisfies(e -> assertThat(e.getMessage()).doesNotContain(servers.password()));
+
+    RedlockConfig allowed =
+        refused.toBuilder().tls(TlsSettings.builder().allowUnverified(true).build()).build();
+    try (Redlock redlock = Redlock.create(allowed);
+        Lease lease = redlock.acquire("tls:unverified", Duration.ofSeconds(10))) {
+      assertThat(lease.isValid()).isTrue();
+    }
+  }
+
+  @Test
+  void aClientCertificateIsPresentedToNodesThatRequireOne() throws Exception {
+    try (RedisServers strict =
+        RedisServers.builder().count(3).tls(true).tlsClientAuth(true).fresh(true).start()) {
+      List<String> uris = new ArrayList<>();
+      for (int i = 0; i < strict.size(); i++) {
+        uris.add(strict.tlsUri(i));
+      }
+      TlsSettings trustOnly =
+          TlsSettings.builder().trustedCertificates(strict.tlsCertificate()).build();
+      RedlockConfig without =
+          config().toBuilder()
+              .nodes(uris)
+              .connectTimeout(Duration.ofSeconds(2))
+              .tls(trustOnly)
+              .build();
+      // The node closes a connection without a client certificate after the handshake: no
+      // node ever answers, and no lock is granted.
+      try (Redlock redlock = Redlock.create(without.toBuilder().retryCount(0).build())) {
+        assertThatThrownBy(() -> redlock.acquire("tls:client-cert", Duration.ofSeconds(10)))
+            .isInstanceOf(io.redlock.LockUnavailableException.class);
+      } catch (RedlockConfigException refusedAtOnce) {
+        assertThat(refusedAtOnce).hasMessageContaining("refused");
+      }
+
+      RedlockConfig with =
+          without.toBuilder()
+              .tls(
+                  trustOnly.toBuilder()
+                      .clientCertificate(strict.tlsCertificate(), strict.tlsPrivateKey())
+                      .build())
+              .build();
+      try (Redlock redlock = Redlock.create(with);
+          Lease lease = redlock.acquire("tls:client-cert", Duration.ofSeconds(10))) {
+        assertThat(strict.holding("tls:client-cert", lease.token())).isGreaterThanOrEqualTo(2);
+      }
+    }
+  }
+
+  @Test
+  void aMissingPemFileIsRefusedNamingTheSetting() {
+    assertThatThrownBy(
+            () ->
+                TlsSettings.builder()
+                    .trustedCertificates(java.nio.file.Path.of("no-such.pem"))
+                    .build())
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessage(
+            "tls.trustedCertificates is no-such.pem, which is not a readable file; give a PEM file");
   }
 }

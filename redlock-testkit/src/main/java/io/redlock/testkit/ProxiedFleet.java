@@ -81,7 +81,7 @@ public final class ProxiedFleet implements AutoCloseable {
    * @throws IllegalStateException if the fleet is closed
    */
   public synchronized List<String> urisFor(String client) {
-    return proxiesOf(client).stream().map(FaultProxy::uri).toList();
+    return proxiesOf(client).stream().map(proxy -> servers.withCredentials(proxy.uri())).toList();
   }
 
   /**

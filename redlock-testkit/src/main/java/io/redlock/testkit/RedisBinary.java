@@ -5,14 +5,22 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.URL;
-import java.net.URLConnection;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -32,8 +40,11 @@ import org.slf4j.LoggerFactory;
  *       error rather than a reason to fall back, since somebody asked for that binary;</li>
  *   <li>{@code redis-server} on the {@code PATH};</li>
  *   <li>the binary for this {@code os.name}/{@code os.arch} shipped as a class-path resource in
- *       the embedded-redis jar, extracted once into
- *       {@code ${java.io.tmpdir}/redlock-testkit/<resource>-<size>/redis-server}.</li>
+ *       the embedded-redis jar, extracted once into a per-user cache,
+ *       {@code ~/.cache/redlock-testkit/<resource>-<digest>/redis-server} (or under
+ *       {@code $XDG_CACHE_HOME}): folders of this user only (0700, owner checked, no symbolic
+ *       link followed), and a cached file runs only if its SHA-256 digest is the embedded
+ *       binary's, so a file another user planted there is never run.</li>
  * </ol>
  * The choice is made once per JVM and logged once at INFO. If nothing is found,
  * {@link #locate()} throws an {@link IllegalStateException} that lists every place it tried.
@@ -243,32 +254,47 @@ public final class RedisBinary {
   }
 
   /**
-   * Copies the resource out of the jar once. The cache directory is named after the resource
-   * and its size, so a different embedded-redis version never reuses a stale binary, and a
-   * complete earlier extraction is reused across JVMs.
+   * Copies the resource out of the jar into the per-user cache ({@link #cacheRoot()}), or
+   * reuses an earlier copy whose SHA-256 digest matches the resource's. The folder must be a
+   * real folder (not a symbolic link) owned by this user, and is made 0700; a cached file that
+   * is a link, belongs to another user or has another digest is never run: it is replaced.
+   * The folder is named after the resource and its digest, so another embedded-redis version
+   * never reuses a stale binary.
    */
   private static Path extract(URL resource, String name) {
+    return extract(resource, name, cacheRoot());
+  }
+
+  /** {@code $XDG_CACHE_HOME/redlock-testkit}, else {@code ~/.cache/redlock-testkit}. */
+  static Path cacheRoot() {
+    String xdg = System.getenv("XDG_CACHE_HOME");
+    Path base =
+        xdg != null && !xdg.isBlank() && Paths.get(xdg).isAbsolute()
+            ? Paths.get(xdg)
+            : Paths.get(System.getProperty("user.home"), ".cache");
+    return base.resolve("redlock-testkit");
+  }
+
+  static Path extract(URL resource, String name, Path root) {
     try {
-      URLConnection connection = resource.openConnection();
-      long size = connection.getContentLengthLong();
-      Path dir =
-          Paths.get(System.getProperty("java.io.tmpdir"), "redlock-testkit", name + "-" + size);
+      byte[] content;
+      try (InputStream in = resource.openStream()) {
+        content = in.readAllBytes();
+      }
+      String digest = sha256(content);
+      Path dir = privateFolder(privateFolder(root).resolve(name + "-" + digest.substring(0, 16)));
       Path target = dir.resolve("redis-server");
-      if (size >= 0
-          && Files.isRegularFile(target)
-          && Files.size(target) == size
-          && Files.isExecutable(target)) {
+      if (isOurs(target, digest)) {
         return target;
       }
-      Files.createDirectories(dir);
-      Path temp = Files.createTempFile(dir, "redis-server", ".part");
+      Path temp =
+          Files.createTempFile(
+              dir,
+              "redis-server",
+              ".part",
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       try {
-        try (InputStream in = connection.getInputStream()) {
-          Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
-        }
-        if (!temp.toFile().setExecutable(true, false)) {
-          throw new IOException("Could not make " + temp + " executable");
-        }
+        Files.write(temp, content);
         try {
           Files.move(
               temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -278,10 +304,103 @@ public final class RedisBinary {
       } finally {
         Files.deleteIfExists(temp);
       }
+      if (!isOurs(target, digest)) {
+        throw new IOException(target + " changed while it was written");
+      }
       return target;
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Could not extract " + resource + " into the temp directory", e);
+          "Could not extract " + resource + " into the cache folder " + root, e);
+    }
+  }
+
+  /**
+   * Creates {@code dir} (0700) or checks it: a folder, not a symbolic link, owned by this
+   * user; its mode is then set to 0700.
+   *
+   * @throws IOException naming what is wrong with it
+   */
+  private static Path privateFolder(Path dir) throws IOException {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      Files.createDirectories(dir.getParent());
+      try {
+        Files.createDirectory(
+            dir,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+      } catch (java.nio.file.FileAlreadyExistsException raced) {
+        // made meanwhile by another JVM (or user): checked below like any existing folder
+      }
+    }
+    PosixFileAttributes attributes =
+        Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!attributes.isDirectory()) {
+      throw new IOException(
+          dir + " is not a folder" + (attributes.isSymbolicLink() ? " (a symbolic link)" : ""));
+    }
+    if (!attributes.owner().equals(currentUser())) {
+      throw new IOException(
+          dir
+              + " belongs to "
+              + attributes.owner().getName()
+              + ", not to "
+              + currentUser().getName()
+              + "; remove it or set XDG_CACHE_HOME to a folder of your own");
+    }
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+    return dir;
+  }
+
+  /** Whether {@code file} is a regular file (no link) of this user with that SHA-256 digest. */
+  private static boolean isOurs(Path file, String digest) throws IOException {
+    if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
+    PosixFileAttributes attributes =
+        Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+    if (!attributes.isRegularFile() || !attributes.owner().equals(currentUser())) {
+      LOG.warn("Not running {}: a symbolic link or not owned by this user; replacing it", file);
+      return false;
+    }
+    byte[] bytes;
+    try (java.nio.channels.SeekableByteChannel channel =
+        Files.newByteChannel(
+            file, java.util.Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
+      bytes = java.nio.channels.Channels.newInputStream(channel).readAllBytes();
+    }
+    if (!sha256(bytes).equals(digest)) {
+      LOG.warn(
+          "Not running {}: its SHA-256 digest is not the embedded binary's; replacing it", file);
+      return false;
+    }
+    if (!attributes.permissions().contains(PosixFilePermission.OWNER_EXECUTE)) {
+      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
+    }
+    return true;
+  }
+
+  private static UserPrincipal currentUser() throws IOException {
+    UserPrincipal user = currentUser;
+    if (user == null) {
+      // The owner of a file this process just made is this process's user, whatever
+      // user.name says.
+      Path probe = Files.createTempFile("redlock-testkit-owner", ".probe");
+      try {
+        user = Files.getOwner(probe);
+      } finally {
+        Files.deleteIfExists(probe);
+      }
+      currentUser = user;
+    }
+    return user;
+  }
+
+  private static volatile UserPrincipal currentUser;
+
+  private static String sha256(byte[] content) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK has no SHA-256", e);
     }
   }
 

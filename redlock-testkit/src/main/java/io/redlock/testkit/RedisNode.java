@@ -330,9 +330,7 @@ final class RedisNode {
     Duration timeout = options.commandTimeout();
     String where = "redis node " + index + " (" + ServerOptions.HOST + ":" + target + ")";
     try (RespConnection connection = RespConnection.open(ServerOptions.HOST, target, timeout)) {
-      if (options.hasAclUser()) {
-        connection.call("AUTH", options.aclUser(), options.aclPassword());
-      }
+      connection.call("AUTH", ServerOptions.ADMIN_USER, options.adminPassword());
       return connection.call(args);
     } catch (SocketTimeoutException e) {
       throw new UncheckedIOException(
@@ -353,8 +351,9 @@ final class RedisNode {
 
   private void launch() throws PortTakenException {
     Path binary = RedisBinary.locate();
+    Path configFile = writeConfigFile();
     List<String> commandLine =
-        new java.util.ArrayList<>(options.commandLine(binary, port, tlsPort, dir));
+        new java.util.ArrayList<>(options.commandLine(binary, configFile, port, tlsPort, dir));
     commandLine.addAll(extraOptions); // the later of two settings of one option wins
     File console = dir.resolve("redis.out").toFile();
     Process started;
@@ -380,6 +379,25 @@ final class RedisNode {
   }
 
   /**
+   * Writes the secrets (users and passwords) into {@code redis.conf} in the node's folder,
+   * readable by the owner only; the folder itself is 0700 ({@link Files#createTempDirectory}).
+   */
+  private Path writeConfigFile() {
+    Path file = dir.resolve("redis.conf");
+    try {
+      Files.deleteIfExists(file);
+      Files.createFile(
+          file,
+          java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+              java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+      Files.writeString(file, options.configFile(), java.nio.charset.StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not write the config file of redis node " + index, e);
+    }
+    return file;
+  }
+
+  /**
    * Polls with PING until PONG, then checks via INFO that the answer came from our own process
    * and not from some other server that got the port first.
    */
@@ -402,9 +420,7 @@ final class RedisNode {
                 + tail);
       }
       try (RespConnection probe = RespConnection.open(ServerOptions.HOST, port, PROBE_TIMEOUT)) {
-        if (options.hasAclUser()) {
-          probe.call("AUTH", options.aclUser(), options.aclPassword());
-        }
+        probe.call("AUTH", ServerOptions.ADMIN_USER, options.adminPassword());
         if ("PONG".equals(probe.call("PING"))) {
           long answeringPid = processIdFromInfo((String) probe.call("INFO", "server"));
           if (answeringPid != process.pid()) {

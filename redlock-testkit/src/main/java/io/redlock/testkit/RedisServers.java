@@ -12,6 +12,13 @@ import org.slf4j.LoggerFactory;
 /**
  * A fleet of independent, real redis-server processes on free loopback ports, for tests.
  *
+ * <p>Safe on a shared machine: every server requires a password, random for each fleet
+ * ({@link #password()}; the URIs handed out carry it), kept out of the command line that
+ * {@code ps} shows, and its clients' users cannot run {@code MODULE}, {@code DEBUG} or
+ * {@code CONFIG} but {@code CONFIG GET}: another user of the machine can neither use the
+ * servers nor make them load code or write files. Only {@link #command} (the test kit's own
+ * user) can reconfigure them.
+ *
  * <p>Each server listens on {@code 127.0.0.1} (never on 6379), has its own temporary data
  * directory and, by default, keeps nothing on disk ({@code --save "" --appendonly no}), so a
  * {@linkplain #restart restarted} server comes back empty. Construction returns only once every
@@ -43,10 +50,45 @@ public final class RedisServers implements AutoCloseable {
   private final List<RedisNode> nodes;
   private final List<Path> copies = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final TestCertificate certificate;
+  private final ServerOptions options;
 
-  private RedisServers(List<RedisNode> nodes, TestCertificate certificate) {
+  private RedisServers(List<RedisNode> nodes, TestCertificate certificate, ServerOptions options) {
     this.nodes = List.copyOf(nodes);
     this.certificate = certificate;
+    this.options = options;
+  }
+
+  /**
+   * The password of the {@code default} user, random for each fleet: every server requires
+   * it (or, for a fleet with an {@link Builder#aclUser ACL user}, that user's password), so
+   * that other users of the machine cannot reach the servers. {@link #uri} and {@link #tlsUri}
+   * carry it already.
+   *
+   * @return the password, 32 hex digits
+   * @throws IllegalStateException for a fleet with an ACL user, whose {@code default} user is off
+   */
+  public String password() {
+    if (options.hasAclUser()) {
+      throw new IllegalStateException(
+          "this fleet has the ACL user " + options.aclUser() + " and no default user");
+    }
+    return options.password();
+  }
+
+  /**
+   * {@code plain} ({@code redis://host:port...}) with this fleet's {@code default} user's
+   * password in it, for a fleet without an ACL user; else {@code plain} unchanged.
+   */
+  String withCredentials(String plain) {
+    if (options.hasAclUser()) {
+      return plain;
+    }
+    int schemeEnd = plain.indexOf("://") + 3;
+    return plain.substring(0, schemeEnd)
+        + ":"
+        + options.password()
+        + "@"
+        + plain.substring(schemeEnd);
   }
 
   /**
@@ -59,7 +101,32 @@ public final class RedisServers implements AutoCloseable {
     if (certificate == null) {
       throw new IllegalStateException("this fleet was started without TLS; see Builder.tls");
     }
-    return "rediss://" + host() + ":" + node(i).tlsPort();
+    return withCredentials("rediss://" + host() + ":" + node(i).tlsPort());
+  }
+
+  /**
+   * The fleet's self-signed certificate as a PEM file: what a client that verifies the servers
+   * trusts, and (with {@link Builder#tlsClientAuth}) a client certificate they accept.
+   *
+   * @throws IllegalStateException if the fleet has no TLS
+   */
+  public java.nio.file.Path tlsCertificate() {
+    if (certificate == null) {
+      throw new IllegalStateException("this fleet was started without TLS; see Builder.tls");
+    }
+    return certificate.certificate();
+  }
+
+  /**
+   * The private key of {@link #tlsCertificate()}, as an unencrypted PKCS#8 PEM file.
+   *
+   * @throws IllegalStateException if the fleet has no TLS
+   */
+  public java.nio.file.Path tlsPrivateKey() {
+    if (certificate == null) {
+      throw new IllegalStateException("this fleet was started without TLS; see Builder.tls");
+    }
+    return certificate.privateKey();
   }
 
   /**
@@ -137,19 +204,31 @@ public final class RedisServers implements AutoCloseable {
   }
 
   /**
-   * Returns the URI of server {@code i}, without credentials.
+   * Returns the URI of server {@code i}, with the fleet's {@link #password()} (a fleet with an
+   * ACL user: without credentials, which the test gives).
    *
    * @param i the server index, from 0
-   * @return a URI such as {@code redis://127.0.0.1:40123}
+   * @return a URI such as {@code redis://:5f0c...@127.0.0.1:40123}
    */
   public String uri(int i) {
+    return withCredentials(address(i));
+  }
+
+  /**
+   * Returns the URI of server {@code i} without credentials, as tools show a node:
+   * {@code redis://127.0.0.1:40123}.
+   *
+   * @param i the server index, from 0
+   * @return the URI without user or password
+   */
+  public String address(int i) {
     return "redis://" + host() + ":" + port(i);
   }
 
   /**
-   * Returns the URIs of all servers, in index order.
+   * Returns the URIs of all servers, in index order, as {@link #uri(int)}.
    *
-   * @return an immutable list of URIs such as {@code redis://127.0.0.1:40123}
+   * @return an immutable list of URIs such as {@code redis://:5f0c...@127.0.0.1:40123}
    */
   public List<String> uris() {
     List<String> uris = new ArrayList<>(nodes.size());
@@ -462,6 +541,7 @@ public final class RedisServers implements AutoCloseable {
     private String aclPassword;
     private boolean appendOnly;
     private boolean tls;
+    private boolean tlsClientAuth;
     private Duration commandTimeout = Duration.ofSeconds(3);
     private boolean fresh;
 
@@ -498,8 +578,8 @@ public final class RedisServers implements AutoCloseable {
     /**
      * Protects every server with an ACL user that has all permissions
      * ({@code on >password ~* &* +@all}) and switches the {@code default} user off, so
-     * unauthenticated clients get {@code NOAUTH}. {@link RedisServers#command} then
-     * authenticates as this user.
+     * unauthenticated clients get {@code NOAUTH}. {@link RedisServers#command} still
+     * authenticates as the test kit's own user.
      *
      * @param user the user name, without whitespace
      * @param password the password, not empty
@@ -538,6 +618,17 @@ public final class RedisServers implements AutoCloseable {
      */
     public Builder tls(boolean tls) {
       this.tls = tls;
+      return this;
+    }
+
+    /**
+     * With {@link #tls(boolean) TLS}: whether the TLS port requires a client certificate
+     * signed by the fleet's certificate ({@code tls-auth-clients yes}, Redis's default), such
+     * as the fleet's own ({@link RedisServers#tlsCertificate()},
+     * {@link RedisServers#tlsPrivateKey()}). Default off.
+     */
+    public Builder tlsClientAuth(boolean tlsClientAuth) {
+      this.tlsClientAuth = tlsClientAuth;
       return this;
     }
 
@@ -580,7 +671,15 @@ public final class RedisServers implements AutoCloseable {
         }
       }
       ServerOptions options =
-          new ServerOptions(aclUser, aclPassword, appendOnly, commandTimeout, certificate);
+          new ServerOptions(
+              aclUser,
+              aclPassword,
+              appendOnly,
+              commandTimeout,
+              certificate,
+              tlsClientAuth,
+              ServerOptions.randomPassword(),
+              ServerOptions.randomPassword());
       List<RedisNode> started = new ArrayList<>(count);
       try {
         for (int i = 0; i < count; i++) {
@@ -590,7 +689,7 @@ public final class RedisServers implements AutoCloseable {
         started.forEach(RedisNode::close);
         throw e;
       }
-      RedisServers fleet = new RedisServers(started, certificate);
+      RedisServers fleet = new RedisServers(started, certificate, options);
       if (fresh) {
         try {
           fleet.declareFresh();
@@ -602,7 +701,7 @@ public final class RedisServers implements AutoCloseable {
       LOG.info(
           "Started {} redis-server(s) on {}{}{}",
           count,
-          fleet.uris(),
+          java.util.stream.IntStream.range(0, count).mapToObj(fleet::address).toList(),
           appendOnly ? " with AOF" : "",
           aclUser != null ? " with ACL user " + aclUser : "");
       return fleet;

@@ -36,8 +36,8 @@ class FaultProxyIT {
   void forwardsCommandsUnchanged() throws IOException {
     try (RedisServers redis = RedisServers.start(1);
         FaultProxy proxy = FaultProxy.start("pass", redis.host(), redis.port(0));
-        RespConnection connection = open(proxy, TIMEOUT)) {
-      assertThat(proxy.uri()).isEqualTo("redis://127.0.0.1:" + proxy.port());
+        RespConnection connection = open(redis, proxy, TIMEOUT)) {
+      assertThat(proxy.uri()).isEqualTo("redis://127.0.0.1:" + proxy.port()); // no secret
       assertThat(proxy.port()).isNotEqualTo(redis.port(0)).isNotEqualTo(6379);
 
       assertThat(connection.call("SET", "k", "v")).isEqualTo("OK");
@@ -58,10 +58,12 @@ class FaultProxyIT {
       OutputStream out = new BufferedOutputStream(socket.getOutputStream());
       InputStream in = new BufferedInputStream(socket.getInputStream());
       int count = 1000;
+      RespConnection.writeCommand(out, "AUTH", redis.password());
       for (int i = 0; i < count; i++) {
         RespConnection.writeCommand(out, "RPUSH", "list", Integer.toString(i));
       }
       out.flush();
+      assertThat(RespConnection.readReply(in)).isEqualTo("OK");
 
       for (int i = 0; i < count; i++) {
         assertThat(RespConnection.readReply(in)).isEqualTo((long) i + 1);
@@ -74,8 +76,10 @@ class FaultProxyIT {
   void sustainsManySmallExchangesWithoutFaults() throws IOException {
     try (RedisServers redis = RedisServers.start(1);
         FaultProxy proxy = FaultProxy.start("throughput", redis.host(), redis.port(0));
-        RespConnection viaProxy = open(proxy, TIMEOUT);
-        RespConnection direct = RespConnection.open(redis.host(), redis.port(0), TIMEOUT)) {
+        RespConnection viaProxy = open(redis, proxy, TIMEOUT);
+        RespConnection direct =
+            RespConnection.open(redis.host(), redis.port(0), TIMEOUT)
+                .authenticateFirst(redis.password())) {
       int exchanges = 5000;
       long directNanos = timePings(direct, exchanges);
       long proxiedNanos = timePings(viaProxy, exchanges);
@@ -93,7 +97,7 @@ class FaultProxyIT {
   void latencyDelaysEachDirectionByAtLeastTheBase() throws IOException {
     try (RedisServers redis = RedisServers.start(1);
         FaultProxy proxy = FaultProxy.start("slow", redis.host(), redis.port(0));
-        RespConnection connection = open(proxy, TIMEOUT)) {
+        RespConnection connection = open(redis, proxy, TIMEOUT)) {
       assertThat(connection.call("PING")).isEqualTo("PONG");
 
       proxy.latency(Duration.ofMillis(50), Duration.ZERO);
@@ -147,7 +151,7 @@ class FaultProxyIT {
     try (RedisServers redis = RedisServers.start(1);
         FaultProxy proxy = FaultProxy.start("quit", redis.host(), redis.port(0))) {
       proxy.latency(Duration.ofMillis(30), Duration.ofMillis(10));
-      try (RespConnection connection = open(proxy, TIMEOUT)) {
+      try (RespConnection connection = open(redis, proxy, TIMEOUT)) {
         // The server replies and closes at once; the held-back reply must still arrive,
         // and only then the end of the stream.
         assertThat(connection.call("QUIT")).isEqualTo("OK");
@@ -163,7 +167,7 @@ class FaultProxyIT {
   void dropClosesConnectionsAndRefusesNewOnesUntilHeal() throws IOException {
     try (RedisServers redis = RedisServers.start(1);
         FaultProxy proxy = FaultProxy.start("dropper", redis.host(), redis.port(0));
-        RespConnection before = open(proxy, TIMEOUT)) {
+        RespConnection before = open(redis, proxy, TIMEOUT)) {
       assertThat(before.call("PING")).isEqualTo("PONG");
       assertThat(proxy.openConnections()).isEqualTo(1);
 
@@ -173,7 +177,7 @@ class FaultProxyIT {
       assertThatThrownBy(() -> before.call("PING"))
           .isInstanceOf(IOException.class)
           .isNotInstanceOf(SocketTimeoutException.class);
-      try (RespConnection during = open(proxy, TIMEOUT)) {
+      try (RespConnection during = open(redis, proxy, TIMEOUT)) {
         assertThatThrownBy(() -> during.call("PING"))
             .isInstanceOf(IOException.class)
             .isNotInstanceOf(SocketTimeoutException.class);
@@ -181,7 +185,7 @@ class FaultProxyIT {
 
       proxy.heal();
 
-      try (RespConnection after = open(proxy, TIMEOUT)) {
+      try (RespConnection after = open(redis, proxy, TIMEOUT)) {
         assertThat(after.call("PING")).isEqualTo("PONG");
       }
       assertThat(proxy.faultLog().events())
@@ -194,8 +198,8 @@ class FaultProxyIT {
   void blackholeTimesCommandsOutAndHealRestoresServiceForNewConnections() throws IOException {
     try (RedisServers redis = RedisServers.start(1);
         FaultProxy proxy = FaultProxy.start("hole", redis.host(), redis.port(0));
-        RespConnection before = open(proxy, SHORT_TIMEOUT);
-        RespConnection idle = open(proxy, TIMEOUT)) {
+        RespConnection before = open(redis, proxy, SHORT_TIMEOUT);
+        RespConnection idle = open(redis, proxy, TIMEOUT)) {
       assertThat(before.call("SET", "k", "v")).isEqualTo("OK");
       assertThat(idle.call("PING")).isEqualTo("PONG");
 
@@ -203,7 +207,7 @@ class FaultProxyIT {
 
       assertThatThrownBy(() -> before.call("SET", "k", "lost"))
           .isInstanceOf(SocketTimeoutException.class);
-      try (RespConnection during = open(proxy, SHORT_TIMEOUT)) {
+      try (RespConnection during = open(redis, proxy, SHORT_TIMEOUT)) {
         assertThatThrownBy(() -> during.call("PING")).isInstanceOf(SocketTimeoutException.class);
       }
       // Discarded, not held: the write never reached the server.
@@ -211,7 +215,7 @@ class FaultProxyIT {
 
       proxy.heal();
 
-      try (RespConnection after = open(proxy, TIMEOUT)) {
+      try (RespConnection after = open(redis, proxy, TIMEOUT)) {
         assertThat(after.call("GET", "k")).isEqualTo("v");
       }
       // A connection that lost data is closed at heal; one that lost nothing goes on.
@@ -272,7 +276,7 @@ class FaultProxyIT {
       try {
         proxy.latency(Duration.ofMillis(1), Duration.ZERO); // starts the delivering threads too
         for (int i = 0; i < 3; i++) {
-          RespConnection connection = open(proxy, TIMEOUT);
+          RespConnection connection = open(redis, proxy, TIMEOUT);
           connections.add(connection);
           assertThat(connection.call("PING")).isEqualTo("PONG");
         }
@@ -301,7 +305,7 @@ class FaultProxyIT {
     try (RedisServers redis = RedisServers.start(1);
         FaultProxy proxy = FaultProxy.start("churn", redis.host(), redis.port(0))) {
       for (int i = 0; i < 20; i++) {
-        try (RespConnection connection = open(proxy, TIMEOUT)) {
+        try (RespConnection connection = open(redis, proxy, TIMEOUT)) {
           assertThat(connection.call("PING")).isEqualTo("PONG");
         }
       }
@@ -321,7 +325,7 @@ class FaultProxyIT {
       deadPort = redis.port(0);
       redis.kill(0);
       try (FaultProxy proxy = FaultProxy.start("dead", redis.host(), deadPort);
-          RespConnection connection = open(proxy, TIMEOUT)) {
+          RespConnection connection = open(redis, proxy, TIMEOUT)) {
         assertThatThrownBy(() -> connection.call("PING"))
             .isInstanceOf(IOException.class)
             .isNotInstanceOf(SocketTimeoutException.class);
@@ -337,8 +341,10 @@ class FaultProxyIT {
     return System.nanoTime() - start;
   }
 
-  static RespConnection open(FaultProxy proxy, Duration timeout) throws IOException {
-    return RespConnection.open("127.0.0.1", proxy.port(), timeout);
+  static RespConnection open(RedisServers redis, FaultProxy proxy, Duration timeout)
+      throws IOException {
+    return RespConnection.open("127.0.0.1", proxy.port(), timeout)
+        .authenticateFirst(redis.password());
   }
 
   private static Socket connect(FaultProxy proxy) throws IOException {

@@ -28,7 +28,8 @@ class ProxiedFleetIT {
       assertThat(a).doesNotContainAnyElementsOf(redis.uris());
       assertThat(net.urisFor("A")).isEqualTo(a);
       assertThat(net.clients()).containsExactly("A", "B");
-      assertThat(net.proxy("A", 1).uri()).isEqualTo(a.get(1));
+      assertThat(a.get(1))
+          .isEqualTo("redis://:" + redis.password() + "@127.0.0.1:" + net.proxy("A", 1).port());
       assertThat(net.proxy("A", 1).name()).isEqualTo("A->node1");
     }
   }
@@ -149,6 +150,10 @@ class ProxiedFleetIT {
 
   private static RespConnection open(String uri, Duration timeout) throws IOException {
     URI parsed = URI.create(uri);
-    return RespConnection.open(parsed.getHost(), parsed.getPort(), timeout);
+    RespConnection connection = RespConnection.open(parsed.getHost(), parsed.getPort(), timeout);
+    // The URIs of a fleet without an ACL user carry its password (":password@").
+    return parsed.getUserInfo() == null
+        ? connection
+        : connection.authenticateFirst(parsed.getUserInfo().substring(1));
   }
 }

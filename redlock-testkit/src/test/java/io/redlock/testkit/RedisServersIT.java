@@ -55,13 +55,56 @@ class RedisServersIT {
       for (int i = 0; i < 3; i++) {
         assertThat(redis.port(i)).isNotEqualTo(6379);
         ports.add(redis.port(i));
-        assertThat(redis.uri(i)).isEqualTo("redis://127.0.0.1:" + redis.port(i));
+        assertThat(redis.uri(i))
+            .isEqualTo("redis://:" + redis.password() + "@127.0.0.1:" + redis.port(i));
+        assertThat(redis.address(i)).isEqualTo("redis://127.0.0.1:" + redis.port(i));
         assertThat(redis.isRunning(i)).isTrue();
         assertThat(isAlive(redis.pid(i))).isTrue();
         assertThat(redis.command(i, "PING")).isEqualTo("PONG");
       }
       assertThat(ports).hasSize(3);
       assertThat(redis.uris()).containsExactly(redis.uri(0), redis.uri(1), redis.uri(2));
+    }
+  }
+
+  @Test
+  void otherUsersOfTheMachineCannotUseTheServersNorMakeThemLoadCodeOrWriteFiles() throws Exception {
+    try (RedisServers redis = RedisServers.start(2);
+        RedisServers other = RedisServers.start(1)) {
+      assertThat(redis.password()).matches("[0-9a-f]{32}").isNotEqualTo(other.password());
+      // Not on the command line, which every local user sees in ps.
+      String commandLine =
+          Files.readString(Path.of("/proc", Long.toString(redis.pid(0)), "cmdline"));
+      assertThat(commandLine).doesNotContain(redis.password());
+      try (RespConnection anonymous =
+          RespConnection.open(redis.host(), redis.port(0), Duration.ofSeconds(3))) {
+        assertThatThrownBy(() -> anonymous.call("SET", "k", "v"))
+            .isInstanceOf(RedisErrorReplyException.class)
+            .hasMessageContaining("NOAUTH");
+        assertThatThrownBy(() -> anonymous.call("AUTH", other.password()))
+            .isInstanceOf(RedisErrorReplyException.class)
+            .hasMessageContaining("WRONGPASS");
+        // The client's own user, with the password its URI carries: locks yes, code no.
+        assertThat(anonymous.call("AUTH", redis.password())).isEqualTo("OK");
+        assertThat(anonymous.call("SET", "k", "v")).isEqualTo("OK");
+        assertThat(anonymous.call("CONFIG", "GET", "maxmemory")).isNotNull();
+        for (String[] refused :
+            new String[][] {
+              {"CONFIG", "SET", "dir", "/tmp"},
+              {"DEBUG", "SLEEP", "0"},
+              {"MODULE", "LIST"},
+              {"MODULE", "LOAD", "/tmp/x.so"}
+            }) {
+          assertThatThrownBy(() -> anonymous.call(refused))
+              .as(String.join(" ", refused))
+              .isInstanceOf(RedisErrorReplyException.class)
+              .hasMessageMatching(".*(NOPERM|ERR unknown command).*");
+        }
+      }
+      // The test kit itself still injects faults and reconfigures.
+      assertThat(redis.command(1, "CONFIG", "SET", "maxmemory", "0")).isEqualTo("OK");
+      assertThatThrownBy(() -> redis.command(1, "MODULE", "LIST"))
+          .isInstanceOf(RedisErrorReplyException.class);
     }
   }
 
@@ -258,7 +301,7 @@ class RedisServersIT {
     try (RedisServers redis =
         RedisServers.builder().count(2).aclUser("redlock", "s3cr3t pass").start()) {
       assertThat(redis.command(0, "PING")).isEqualTo("PONG");
-      assertThat(redis.command(0, "ACL", "WHOAMI")).isEqualTo("redlock");
+      assertThat(redis.command(0, "ACL", "WHOAMI")).isEqualTo("redlock-testkit");
       assertThat(redis.command(1, "SET", "k", "v")).isEqualTo("OK");
       assertThat(redis.command(1, "GET", "k")).isEqualTo("v");
 
@@ -277,7 +320,7 @@ class RedisServersIT {
 
       redis.kill(0);
       redis.restart(0); // the ACL survives a restart: same options
-      assertThat(redis.command(0, "ACL", "WHOAMI")).isEqualTo("redlock");
+      assertThat(redis.command(0, "ACL", "WHOAMI")).isEqualTo("redlock-testkit");
     }
   }
 

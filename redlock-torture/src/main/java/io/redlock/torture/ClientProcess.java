@@ -22,9 +22,14 @@ import java.util.Map;
  * totals so far ({@code P ATTEMPTS ACQUISITIONS}), and ends with {@code DONE}.
  *
  * <p>Arguments: {@code historyFile durationMillis ttlMillis workMillis restartGuard
- * pauseBetweenCheckAndWrite seed resource,resource,... name=uri,uri,... ...}
+ * pauseBetweenCheckAndWrite seed resource,resource,...}; the clients and their nodes, which
+ * carry the servers' password, come in the environment variable {@value #NODES_ENV}
+ * ({@code name=uri,uri,... name=...}), never on the command line.
  */
 public final class ClientProcess {
+  /** The environment variable with each client's name and node URIs. */
+  static final String NODES_ENV = "REDLOCK_TORTURE_CLIENTS";
+
   private ClientProcess() {}
 
   public static void main(String[] args) throws Exception {
@@ -55,9 +60,10 @@ public final class ClientProcess {
           }
         };
     try {
-      for (int i = 8; i < args.length; i++) {
-        String name = args[i].substring(0, args[i].indexOf('='));
-        List<String> uris = Arrays.asList(args[i].substring(name.length() + 1).split(","));
+      String[] clientNodes = System.getenv(NODES_ENV).split(" ");
+      for (int i = 0; i < clientNodes.length; i++) {
+        String name = clientNodes[i].substring(0, clientNodes[i].indexOf('='));
+        List<String> uris = Arrays.asList(clientNodes[i].substring(name.length() + 1).split(","));
         Redlock redlock = Redlock.create(TortureRun.config(options, uris));
         redlocks.add(redlock);
         TortureClient client =
@@ -68,7 +74,7 @@ public final class ClientProcess {
                 options,
                 history,
                 counters,
-                options.seed() * 1_000 + i,
+                options.seed() * 1_000 + 8 + i, // as when the clients were arguments 8 and on
                 end,
                 holdings,
                 null); // fencing runs in one process: TortureOptions refuses it here

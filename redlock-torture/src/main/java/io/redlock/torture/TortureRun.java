@@ -236,13 +236,18 @@ public final class TortureRun {
                     Long.toString(options.seed() * 100 + p),
                     String.join(",", resources)));
         List<String> names = new ArrayList<>();
+        List<String> clientNodes = new ArrayList<>();
         for (int i = p; i < options.clients(); i += options.processes()) {
           String name = "p" + p + "-" + options.clientPrefix() + i;
           names.add(name);
-          command.add(name + "=" + String.join(",", setting.urisFor(name)));
+          clientNodes.add(name + "=" + String.join(",", setting.urisFor(name)));
         }
-        Process process =
-            new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        // The node URIs carry the servers' password: in the environment, which only this
+        // user can read, not on the command line, which ps shows everyone.
+        ProcessBuilder builder =
+            new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+        builder.environment().put(ClientProcess.NODES_ENV, String.join(" ", clientNodes));
+        Process process = builder.start();
         processes.add(process);
         PrintStream commands =
             new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);

@@ -1,0 +1,218 @@
+package io.redlock.cli;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The command of {@code redlock exec} with every process it starts: the command runs in a
+ * session of its own (started through {@code setsid(1)}), and the tree is every live process
+ * of that session or of its process group.
+ *
+ * <p>Why a session: a JDK 17 {@link ProcessBuilder} can neither start a child in a new process
+ * group or session nor signal a group, and {@link ProcessHandle#descendants()} loses a
+ * grandchild whose parent exited (it is re-parented to init). A session keeps them together:
+ * background jobs of a script, and jobs a job-control shell moves to process groups of their
+ * own, stay in it. Only a process that calls {@code setsid()} itself (a daemon's double fork,
+ * {@code setsid}, {@code nohup setsid ...}) leaves it.
+ *
+ * <p>Members are found in {@code /proc} (session and process group of each process) on
+ * Linux, and with {@code ps -A -o pid=,pgid=,stat=} (process group only) elsewhere. A process
+ * that has exited but not been reaped (a zombie, state {@code Z}) is no member: it runs no
+ * code and holds no file. The command itself is our child and is reaped by the JDK.
+ *
+ * <p>Signals go to each member through {@link ProcessHandle}, which remembers the start time
+ * of the process it names: a pid reused by an unrelated process after the scan is not
+ * signalled.
+ *
+ * <p>Not thread-safe: one thread (the one running {@code exec}) owns it.
+ */
+final class CommandTree {
+
+  private static final Path PROC = Path.of("/proc");
+
+  private final Process leader;
+  private final long id;
+
+  private CommandTree(Process leader) {
+    this.leader = leader;
+    this.id = leader.pid();
+  }
+
+  /**
+   * Starts {@code words} in a new session through {@code setsid}.
+   *
+   * @param setsid the {@code setsid} executable (see {@link #findSetsid})
+   * @throws IOException if it cannot be started
+   */
+  static CommandTree start(Path setsid, List<String> words, Map<String, String> environment)
+      throws IOException {
+    List<String> command = new ArrayList<>(words.size() + 1);
+    command.add(setsid.toString());
+    command.addAll(words);
+    ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+    builder.environment().clear();
+    builder.environment().putAll(environment);
+    // setsid(1) forks only when it is a process group leader; a child of the JVM never is,
+    // so it calls setsid() and executes the command in its own process: the command's pid is
+    // the session's id and the process group's id.
+    return new CommandTree(builder.start());
+  }
+
+  /** The {@code setsid} executable on {@code PATH}, if there is one. */
+  static Optional<Path> findSetsid(String path) {
+    return findExecutable("setsid", path);
+  }
+
+  /**
+   * Looks {@code name} up the way a shell does: a name with a slash as it is, else the first
+   * executable file of that name in the {@code PATH} folders.
+   */
+  static Optional<Path> findExecutable(String name, String path) {
+    if (name.contains("/")) {
+      Path file = Path.of(name);
+      return Files.isRegularFile(file) ? Optional.of(file) : Optional.empty();
+    }
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String folder : path.split(File.pathSeparator, -1)) {
+      Path file = Path.of(folder.isEmpty() ? "." : folder).resolve(name);
+      if (Files.isRegularFile(file) && Files.isExecutable(file)) {
+        return Optional.of(file);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The command itself: the session leader. */
+  Process leader() {
+    return leader;
+  }
+
+  /** The session's and the process group's id (the command's pid). */
+  long id() {
+    return id;
+  }
+
+  /**
+   * The live processes of the tree now, the command included while it runs (also in the
+   * instant before it called {@code setsid()}).
+   */
+  List<ProcessHandle> members() {
+    List<ProcessHandle> members = new ArrayList<>();
+    if (leader.isAlive()) {
+      members.add(leader.toHandle());
+    }
+    if (Files.isDirectory(PROC.resolve("self"))) {
+      addFromProc(members);
+    } else {
+      addFromPs(members);
+    }
+    return members;
+  }
+
+  private void addFromProc(List<ProcessHandle> members) {
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, "[0-9]*")) {
+      for (Path entry : entries) {
+        long pid;
+        try {
+          pid = Long.parseLong(entry.getFileName().toString());
+        } catch (NumberFormatException e) {
+          continue;
+        }
+        if (pid == id) {
+          continue;
+        }
+        // The handle first: it fixes the process by its start time, so the stat read after
+        // it describes this process or a later one with the same pid (which the handle then
+        // refuses to signal).
+        Optional<ProcessHandle> handle = ProcessHandle.of(pid);
+        if (handle.isEmpty()) {
+          continue;
+        }
+        String stat;
+        try {
+          stat = Files.readString(entry.resolve("stat"), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+          continue; // gone meanwhile
+        }
+        if (isMember(stat, id)) {
+          members.add(handle.get());
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list /proc: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Whether a {@code /proc/PID/stat} line describes a live process of session or process
+   * group {@code id}.
+   */
+  static boolean isMember(String stat, long id) {
+    // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses
+    int close = stat.lastIndexOf(')');
+    if (close < 0) {
+      return false;
+    }
+    String[] fields = stat.substring(close + 1).trim().split(" ");
+    if (fields.length < 4) {
+      return false;
+    }
+    String state = fields[0];
+    if (state.equals("Z") || state.equals("X") || state.equals("x")) {
+      return false;
+    }
+    return Long.parseLong(fields[2]) == id || Long.parseLong(fields[3]) == id;
+  }
+
+  private void addFromPs(List<ProcessHandle> members) {
+    Process ps;
+    String output;
+    try {
+      ps =
+          new ProcessBuilder("ps", "-A", "-o", "pid=", "-o", "pgid=", "-o", "stat=")
+              .redirectError(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      output = new String(ps.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      ps.waitFor();
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot list processes with ps: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while listing processes", e);
+    }
+    for (long pid : membersInPs(output, id)) {
+      if (pid != id && pid != ps.pid()) {
+        ProcessHandle.of(pid).ifPresent(members::add);
+      }
+    }
+  }
+
+  /** The pids of live processes of process group {@code id} in {@code ps} output. */
+  static List<Long> membersInPs(String output, long id) {
+    List<Long> pids = new ArrayList<>();
+    for (String line : output.split("\n")) {
+      String[] fields = line.trim().split("\\s+");
+      if (fields.length < 3 || fields[2].startsWith("Z")) {
+        continue;
+      }
+      try {
+        if (Long.parseLong(fields[1]) == id) {
+          pids.add(Long.parseLong(fields[0]));
+        }
+      } catch (NumberFormatException e) {
+        // a header or a line of another shape
+      }
+    }
+    return pids;
+  }
+}

@@ -1,0 +1,44 @@
+package io.redlock.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CommandTreeTest {
+
+  @Test
+  void aProcessOfTheSessionOrTheGroupIsAMemberUnlessItExited() {
+    // pid (comm) state ppid pgrp session ...
+    assertThat(CommandTree.isMember("901 (sleep) S 900 900 900 0 -1", 900)).isTrue();
+    assertThat(CommandTree.isMember("902 (sh) S 1 902 900 0 -1", 900))
+        .as("moved to a group of its own, same session")
+        .isTrue();
+    assertThat(CommandTree.isMember("903 (x) S 1 900 1 0 -1", 900)).as("same group").isTrue();
+    assertThat(CommandTree.isMember("904 (daemon) S 1 904 904 0 -1", 900))
+        .as("left the session (double fork)")
+        .isFalse();
+    assertThat(CommandTree.isMember("905 (sleep) Z 1 900 900 0 -1", 900)).as("zombie").isFalse();
+    assertThat(CommandTree.isMember("906 (a) b) 9 0) R 1 900 900 0", 900))
+        .as("a name with parentheses and spaces")
+        .isTrue();
+  }
+
+  @Test
+  void psOutputGivesTheLiveMembersOfTheGroup() {
+    String ps = "    1     1 Ss\n  900   900 Ss\n  901   900 S+\n  902   900 Z\n  903   903 S\n";
+    assertThat(CommandTree.membersInPs(ps, 900)).containsExactly(900L, 901L);
+  }
+
+  @Test
+  void executablesAreFoundOnThePathLikeAShellDoes(@TempDir Path dir) throws Exception {
+    Path tool = Files.createFile(dir.resolve("tool"));
+    assertThat(CommandTree.findExecutable("tool", dir.toString())).isEmpty(); // not executable
+    assertThat(tool.toFile().setExecutable(true)).isTrue();
+    assertThat(CommandTree.findExecutable("tool", "/nonexistent:" + dir)).contains(tool);
+    assertThat(CommandTree.findExecutable(tool.toString(), null)).contains(tool);
+    assertThat(CommandTree.findExecutable("no-such-tool", dir.toString())).isEmpty();
+  }
+}
