@@ -94,6 +94,21 @@ class CliAclIT {
       assertThat(redis.command(i, "EXISTS", "app:acl-job")).isEqualTo(0L);
     }
 
+    // fencing as the same user: counters, the record check inside the lock script, INFO memory
+    Path token = dir.resolve("token");
+    assertThat(
+            run(
+                new StringWriter(),
+                "exec",
+                "locker",
+                "--fencing",
+                "acl-fenced",
+                "sh",
+                "-c",
+                "echo \"$REDLOCK_FENCING_TOKEN\" > '" + token + "'"))
+        .isZero();
+    assertThat(Long.parseLong(Files.readString(token).trim())).isPositive();
+
     redis.command(0, "SET", "app:held", "cccccccccc", "PX", "60000");
     redis.command(1, "SET", "app:held", "cccccccccc", "PX", "60000");
     StringWriter status = new StringWriter();
