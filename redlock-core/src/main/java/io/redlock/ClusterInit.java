@@ -8,11 +8,6 @@ import io.redlock.spi.NodeInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,23 +31,23 @@ final class ClusterInit {
     List<CompletableFuture<String>> found = new ArrayList<>();
     List<CompletableFuture<MaxTtlRegister>> registers = new ArrayList<>();
     for (NodeClient node : nodes) {
-      infos.add(safely(() -> node.info()));
+      infos.add(NodeAnswer.call(() -> node.info()));
       found.add(
           force
               ? CompletableFuture.completedFuture("")
-              : safely(() -> node.findLockKeys(key, prefix)));
+              : NodeAnswer.call(() -> node.findLockKeys(key, prefix)));
       registers.add(
           force
               ? CompletableFuture.completedFuture(null)
-              : safely(() -> node.readMaxTtl(registerKey)));
+              : NodeAnswer.call(() -> node.readMaxTtl(registerKey)));
     }
     List<InitReport.NodeResult> looked = new ArrayList<>();
     boolean clean = true;
     for (int i = 0; i < nodes.size(); i++) {
       String name = nodes.get(i).name();
-      Outcome<NodeInfo> info = outcome(infos.get(i), waitNanos);
-      Outcome<String> keys = outcome(found.get(i), waitNanos);
-      Outcome<MaxTtlRegister> register = outcome(registers.get(i), waitNanos);
+      NodeAnswer<NodeInfo> info = NodeAnswer.within(infos.get(i), waitNanos);
+      NodeAnswer<String> keys = NodeAnswer.within(found.get(i), waitNanos);
+      NodeAnswer<MaxTtlRegister> register = NodeAnswer.within(registers.get(i), waitNanos);
       String runId = info.value == null ? null : info.value.runId();
       if (info.value == null) {
         looked.add(
@@ -118,7 +113,7 @@ final class ClusterInit {
       writes.add(
           result.runId() == null
               ? null
-              : safely(() -> node.writeMarker(key, FreshMarker.VALUE_PREFIX, prefix, force)));
+              : NodeAnswer.call(() -> node.writeMarker(key, FreshMarker.VALUE_PREFIX, prefix, force)));
     }
     List<InitReport.NodeResult> done = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
@@ -127,7 +122,7 @@ final class ClusterInit {
         done.add(result);
         continue;
       }
-      Outcome<String> written = outcome(writes.get(i), waitNanos);
+      NodeAnswer<String> written = NodeAnswer.within(writes.get(i), waitNanos);
       NodeClient target = nodes.get(i);
       InitReport.Outcome what;
       String detail;
@@ -141,7 +136,7 @@ final class ClusterInit {
       } else {
         // The script bound the marker to the process it ran in: read back which one, and
         // whether that process still answers.
-        Outcome<NodeInfo> after = outcome(safely(() -> target.info(key)), waitNanos);
+        NodeAnswer<NodeInfo> after = NodeAnswer.within(NodeAnswer.call(() -> target.info(key)), waitNanos);
         NodeRecord record = after.value == null ? null : NodeRecord.parse(after.value.marker());
         if (record != null && record.admits(after.value.runId())) {
           what = InitReport.Outcome.MARKED;
@@ -159,31 +154,5 @@ final class ClusterInit {
     }
     log.info("init{}: {}", force ? " (forced)" : "", done);
     return new InitReport(done);
-  }
-
-  private record Outcome<T>(T value, String error) {}
-
-  private static <T> CompletableFuture<T> safely(Supplier<CompletionStage<T>> call) {
-    try {
-      return call.get().toCompletableFuture();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  private static <T> Outcome<T> outcome(CompletableFuture<T> future, long waitNanos) {
-    try {
-      return new Outcome<>(future.get(waitNanos, TimeUnit.NANOSECONDS), null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Outcome<>(null, "interrupted");
-    } catch (TimeoutException e) {
-      return new Outcome<>(null, "no answer within the connect timeout");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      String message =
-          cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-      return new Outcome<>(null, message.replaceAll("\\s+", " "));
-    }
   }
 }

@@ -12,11 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +48,9 @@ final class NodeReadmission {
     String name = returning.name();
     List<CompletableFuture<NodeInfo>> infos = new ArrayList<>();
     for (NodeClient node : nodes) {
-      infos.add(safely(() -> node.info(key)));
+      infos.add(NodeAnswer.call(() -> node.info(key)));
     }
-    Result<NodeInfo> own = result(infos.get(target), wait);
+    NodeAnswer<NodeInfo> own = NodeAnswer.within(infos.get(target), wait);
     if (own.value == null) {
       return report(name, ReadmitReport.Outcome.UNCHECKED, 0, "could not read it: " + own.error);
     }
@@ -81,8 +76,8 @@ final class NodeReadmission {
           "no client of this cluster has seen its current process yet: start a client and wait"
               + " one restart guard window");
     }
-    Result<MaxTtlRegister> register =
-        result(safely(() -> returning.readMaxTtl(FreshMarker.maxTtlKey(config.keyPrefix()))), wait);
+    NodeAnswer<MaxTtlRegister> register =
+        NodeAnswer.within(NodeAnswer.call(() -> returning.readMaxTtl(FreshMarker.maxTtlKey(config.keyPrefix()))), wait);
     long maxTtlMillis =
         Math.max(
             config.maxTtl().toMillis(), register.value == null ? 0 : register.value.maxTtlMillis());
@@ -108,18 +103,18 @@ final class NodeReadmission {
       if (i == target) {
         continue;
       }
-      Result<NodeInfo> other = result(infos.get(i), wait);
+      NodeAnswer<NodeInfo> other = NodeAnswer.within(infos.get(i), wait);
       NodeRecord otherRecord = other.value == null ? null : NodeRecord.parse(other.value.marker());
       if (otherRecord == null || !TrustRules.trustsCounters(other.value, otherRecord)) {
         untrusted++;
         continue;
       }
       NodeClient node = nodes.get(i);
-      reads.add(safely(() -> node.readCounters(counters)));
+      reads.add(NodeAnswer.call(() -> node.readCounters(counters)));
     }
     Map<String, Long> highest = new TreeMap<>();
     for (CompletableFuture<Map<String, Long>> read : reads) {
-      Result<Map<String, Long>> found = result(read, wait);
+      NodeAnswer<Map<String, Long>> found = NodeAnswer.within(read, wait);
       if (found.value == null) {
         untrusted++; // a trusted node not read counts as one that might hold the only copy
         continue;
@@ -149,9 +144,9 @@ final class NodeReadmission {
             record.loaded(),
             NodeRecord.Why.READMITTED,
             record.clockFlagged());
-    Result<Boolean> done =
-        result(
-            safely(
+    NodeAnswer<Boolean> done =
+        NodeAnswer.within(
+            NodeAnswer.call(
                 () ->
                     returning.readmit(
                         key, info.marker(), admitted.format(), info.runId(), highest)),
@@ -178,31 +173,5 @@ final class NodeReadmission {
   private static ReadmitReport report(
       String node, ReadmitReport.Outcome outcome, int raised, String detail) {
     return new ReadmitReport(node, outcome, raised, detail);
-  }
-
-  private record Result<T>(T value, String error) {}
-
-  private static <T> CompletableFuture<T> safely(Supplier<CompletionStage<T>> call) {
-    try {
-      return call.get().toCompletableFuture();
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  private static <T> Result<T> result(CompletableFuture<T> future, long waitNanos) {
-    try {
-      return new Result<>(future.get(waitNanos, TimeUnit.NANOSECONDS), null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Result<>(null, "interrupted");
-    } catch (TimeoutException e) {
-      return new Result<>(null, "no answer within the connect timeout");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      String message =
-          cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
-      return new Result<>(null, message.replaceAll("\\s+", " "));
-    }
   }
 }
