@@ -113,7 +113,8 @@ final class ClusterInit {
       writes.add(
           result.runId() == null
               ? null
-              : NodeAnswer.call(() -> node.writeMarker(key, FreshMarker.VALUE_PREFIX, prefix, force)));
+              : NodeAnswer.call(
+                  () -> node.writeMarker(key, FreshMarker.VALUE_PREFIX, prefix, force)));
     }
     List<InitReport.NodeResult> done = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
@@ -136,7 +137,8 @@ final class ClusterInit {
       } else {
         // The script bound the marker to the process it ran in: read back which one, and
         // whether that process still answers.
-        NodeAnswer<NodeInfo> after = NodeAnswer.within(NodeAnswer.call(() -> target.info(key)), waitNanos);
+        NodeAnswer<NodeInfo> after =
+            NodeAnswer.within(NodeAnswer.call(() -> target.info(key)), waitNanos);
         NodeRecord record = after.value == null ? null : NodeRecord.parse(after.value.marker());
         if (record != null && record.admits(after.value.runId())) {
           what = InitReport.Outcome.MARKED;

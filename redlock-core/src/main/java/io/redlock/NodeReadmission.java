@@ -77,7 +77,9 @@ final class NodeReadmission {
               + " one restart guard window");
     }
     NodeAnswer<MaxTtlRegister> register =
-        NodeAnswer.within(NodeAnswer.call(() -> returning.readMaxTtl(FreshMarker.maxTtlKey(config.keyPrefix()))), wait);
+        NodeAnswer.within(
+            NodeAnswer.call(() -> returning.readMaxTtl(FreshMarker.maxTtlKey(config.keyPrefix()))),
+            wait);
     long maxTtlMillis =
         Math.max(
             config.maxTtl().toMillis(), register.value == null ? 0 : register.value.maxTtlMillis());

@@ -567,9 +567,14 @@ final class RestartGuard {
                       failure,
                       maxTtlKey));
         }
-      } else if (!registerFailureLogged[index]) {
-        // Said once loudly (an OOM, a script error): the node does not count for this client
-        // until a raise succeeds; then at DEBUG, for it repeats every second.
+      } else if (!registerFailureLogged[index]
+          && !(cause instanceof java.util.concurrent.TimeoutException)
+          && !(cause instanceof java.io.IOException)
+          && standing.get(index) == KNOWN) {
+        // A node that answers with an error (OOM, LOADING, a failing script); a lost or slow
+        // connection is routine, and said at DEBUG.
+        // Said once loudly: the node does not count for this client until a raise succeeds;
+        // then at DEBUG, for it repeats every second.
         registerFailureLogged[index] = true;
         logs.add(
             () ->
