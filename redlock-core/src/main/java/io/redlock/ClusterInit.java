@@ -48,39 +48,39 @@ final class ClusterInit {
       NodeAnswer<NodeInfo> info = NodeAnswer.within(infos.get(i), waitNanos);
       NodeAnswer<String> keys = NodeAnswer.within(found.get(i), waitNanos);
       NodeAnswer<MaxTtlRegister> register = NodeAnswer.within(registers.get(i), waitNanos);
-      String runId = info.value == null ? null : info.value.runId();
-      if (info.value == null) {
+      String runId = info.value() == null ? null : info.value().runId();
+      if (info.value() == null) {
         looked.add(
             new InitReport.NodeResult(
                 i,
                 name,
                 null,
                 InitReport.Outcome.UNCHECKED,
-                "could not read its run_id: " + info.error));
+                "could not read its run_id: " + info.error()));
         clean = false;
-      } else if (keys.value == null) {
+      } else if (keys.value() == null) {
         looked.add(
             new InitReport.NodeResult(
                 i,
                 name,
                 runId,
                 InitReport.Outcome.UNCHECKED,
-                "could not rule out lock keys: " + keys.error));
+                "could not rule out lock keys: " + keys.error()));
         clean = false;
-      } else if (!keys.value.isEmpty()) {
+      } else if (!keys.value().isEmpty()) {
         looked.add(
-            new InitReport.NodeResult(i, name, runId, InitReport.Outcome.HOLDS_KEYS, keys.value));
+            new InitReport.NodeResult(i, name, runId, InitReport.Outcome.HOLDS_KEYS, keys.value()));
         clean = false;
-      } else if (register.error != null) {
+      } else if (register.error() != null) {
         looked.add(
             new InitReport.NodeResult(
                 i,
                 name,
                 runId,
                 InitReport.Outcome.UNCHECKED,
-                "could not read the max-ttl register: " + register.error));
+                "could not read the max-ttl register: " + register.error()));
         clean = false;
-      } else if (register.value != null) {
+      } else if (register.value() != null) {
         // Live entries: clients raised them within their hold, so they are running, or stopped
         // too recently for their leases to have ended. After a majority restart their lock
         // keys may be gone from every node, which no look for keys can see.
@@ -91,11 +91,11 @@ final class ClusterInit {
                 runId,
                 InitReport.Outcome.CLIENTS_RUNNING,
                 "its max-ttl register holds a live entry (maxTtl "
-                    + register.value.maxTtlMillis()
+                    + register.value().maxTtlMillis()
                     + " ms, lapses in "
-                    + (register.value.remainingMillis() < 0
+                    + (register.value().remainingMillis() < 0
                         ? "never"
-                        : Durations.formatNanos(register.value.remainingMillis() * 1_000_000L))
+                        : Durations.formatNanos(register.value().remainingMillis() * 1_000_000L))
                     + "): clients are running, or stopped too recently"));
         clean = false;
       } else {
@@ -128,28 +128,28 @@ final class ClusterInit {
       InitReport.Outcome what;
       String detail;
       String bound = result.runId();
-      if (written.value == null) {
+      if (written.value() == null) {
         what = InitReport.Outcome.UNCHECKED;
-        detail = "could not write the marker: " + written.error;
-      } else if (!written.value.isEmpty()) {
+        detail = "could not write the marker: " + written.error();
+      } else if (!written.value().isEmpty()) {
         what = InitReport.Outcome.HOLDS_KEYS;
-        detail = written.value;
+        detail = written.value();
       } else {
         // The script bound the marker to the process it ran in: read back which one, and
         // whether that process still answers.
         NodeAnswer<NodeInfo> after =
             NodeAnswer.within(NodeAnswer.call(() -> target.info(key)), waitNanos);
-        NodeRecord record = after.value == null ? null : NodeRecord.parse(after.value.marker());
-        if (record != null && record.admits(after.value.runId())) {
+        NodeRecord record = after.value() == null ? null : NodeRecord.parse(after.value().marker());
+        if (record != null && record.admits(after.value().runId())) {
           what = InitReport.Outcome.MARKED;
           detail = "";
-          bound = after.value.runId();
+          bound = after.value().runId();
         } else {
           what = InitReport.Outcome.UNCHECKED;
           detail =
-              after.value == null
-                  ? "written, but could not be read back: " + after.error
-                  : "written, but the node restarted since (run_id " + after.value.runId() + ")";
+              after.value() == null
+                  ? "written, but could not be read back: " + after.error()
+                  : "written, but the node restarted since (run_id " + after.value().runId() + ")";
         }
       }
       done.add(new InitReport.NodeResult(i, result.node(), bound, what, detail));

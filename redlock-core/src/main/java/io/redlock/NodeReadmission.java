@@ -51,10 +51,10 @@ final class NodeReadmission {
       infos.add(NodeAnswer.call(() -> node.info(key)));
     }
     NodeAnswer<NodeInfo> own = NodeAnswer.within(infos.get(target), wait);
-    if (own.value == null) {
-      return report(name, ReadmitReport.Outcome.UNCHECKED, 0, "could not read it: " + own.error);
+    if (own.value() == null) {
+      return report(name, ReadmitReport.Outcome.UNCHECKED, 0, "could not read it: " + own.error());
     }
-    NodeInfo info = own.value;
+    NodeInfo info = own.value();
     NodeRecord record = NodeRecord.parse(info.marker());
     if (record != null && TrustRules.trustsCounters(info, record)) {
       return report(name, ReadmitReport.Outcome.ALREADY_TRUSTED, 0, "its counters are trusted");
@@ -82,7 +82,8 @@ final class NodeReadmission {
             wait);
     long maxTtlMillis =
         Math.max(
-            config.maxTtl().toMillis(), register.value == null ? 0 : register.value.maxTtlMillis());
+            config.maxTtl().toMillis(),
+            register.value() == null ? 0 : register.value().maxTtlMillis());
     long windowMillis =
         maxTtlMillis + config.driftFor(java.time.Duration.ofMillis(maxTtlMillis)).toMillis();
     long seenMillis = info.serverTimeMicros() / 1_000 - record.sinceMillis();
@@ -106,8 +107,9 @@ final class NodeReadmission {
         continue;
       }
       NodeAnswer<NodeInfo> other = NodeAnswer.within(infos.get(i), wait);
-      NodeRecord otherRecord = other.value == null ? null : NodeRecord.parse(other.value.marker());
-      if (otherRecord == null || !TrustRules.trustsCounters(other.value, otherRecord)) {
+      NodeRecord otherRecord =
+          other.value() == null ? null : NodeRecord.parse(other.value().marker());
+      if (otherRecord == null || !TrustRules.trustsCounters(other.value(), otherRecord)) {
         untrusted++;
         continue;
       }
@@ -117,11 +119,11 @@ final class NodeReadmission {
     Map<String, Long> highest = new TreeMap<>();
     for (CompletableFuture<Map<String, Long>> read : reads) {
       NodeAnswer<Map<String, Long>> found = NodeAnswer.within(read, wait);
-      if (found.value == null) {
+      if (found.value() == null) {
         untrusted++; // a trusted node not read counts as one that might hold the only copy
         continue;
       }
-      found.value.forEach((counter, value) -> highest.merge(counter, value, Math::max));
+      found.value().forEach((counter, value) -> highest.merge(counter, value, Math::max));
     }
     int quorum = config.quorum();
     if (!enoughTrusted(nodes.size(), quorum, untrusted)) {
@@ -153,13 +155,13 @@ final class NodeReadmission {
                     returning.readmit(
                         key, info.marker(), admitted.format(), info.runId(), highest)),
             wait);
-    if (!Boolean.TRUE.equals(done.value)) {
+    if (!Boolean.TRUE.equals(done.value())) {
       return report(
           name,
           ReadmitReport.Outcome.UNCHECKED,
           0,
-          done.value == null
-              ? "could not write: " + done.error
+          done.value() == null
+              ? "could not write: " + done.error()
               : "its process or its record changed meanwhile: try again");
     }
     ReadmitReport report =
