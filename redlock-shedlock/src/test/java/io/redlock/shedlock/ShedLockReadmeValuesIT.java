@@ -263,7 +263,7 @@ class ShedLockReadmeValuesIT {
         assertThatThrownBy(
                 () -> executor.executeWithLock((Runnable) runs::incrementAndGet, readme("report")))
             .isInstanceOf(LockUnavailableException.class)
-            .hasMessageContaining(servers.uri(0))
+            .hasMessageContaining(servers.address(0))
             .satisfies(
                 e -> {
                   LockUnavailableException outage = (LockUnavailableException) e;
