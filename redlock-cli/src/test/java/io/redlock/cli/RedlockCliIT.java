@@ -216,7 +216,7 @@ class RedlockCliIT {
         .allMatch(
             l ->
                 l.matches(
-                    "\\S+\\s+yes\\s+master\\s+\\S+\\s+counts \\(fresh marker\\)\\s+no\\s+-\\s+-.*"));
+                    "\\S+\\s+yes\\s+master\\s+\\S+\\s+counts \\(data known complete\\)\\s+no\\s+-\\s+-.*"));
 
     redis.command(0, "SET", "split", "aaaaaaaaaa", "PX", "60000");
     redis.command(1, "SET", "split", "bbbbbbbbbb", "PX", "60000");
@@ -256,7 +256,7 @@ class RedlockCliIT {
     assertThat(run(healthy, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.OK);
     assertThat(healthy.toString())
         .contains("verdict: healthy")
-        .contains("counts (fresh marker)")
+        .contains("counts (data known complete)")
         .contains(" " + RedisBinary.version().orElseThrow() + " "); // the VERSION column
 
     redis.command(2, "CONFIG", "SET", "maxmemory", "100mb");
