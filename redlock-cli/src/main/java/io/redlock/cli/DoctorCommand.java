@@ -209,7 +209,16 @@ final class DoctorCommand implements Callable<Integer> {
                 "run_id",
                 "the same server as " + other + " (run_id " + f.runId() + "): two URIs, one node"));
       }
-      if (!"master".equals(f.role())) {
+      if ("?".equals(f.role())) {
+        // Not read (INFO timed out, or was refused: the acl finding names a refusal): unknown
+        // is not a proven replica, and said as a warning.
+        findings.add(
+            new Finding(
+                f.node(),
+                Severity.WARN,
+                "role",
+                "its role could not be read: run doctor again, or check the node"));
+      } else if (!"master".equals(f.role())) {
         findings.add(
             new Finding(
                 f.node(),

@@ -243,6 +243,23 @@ class DoctorCommandTest {
   }
 
   @Test
+  void aRoleThatCouldNotBeReadIsAWarningNotAProblem() {
+    DoctorCommand.NodeFacts unread =
+        with(healthy("a", "1"), "noeviction", 0, 0.0001, List.of(), "?");
+    DoctorCommand.Verdict verdict =
+        DoctorCommand.assess(List.of(unread, healthy("b", "2"), healthy("c", "3")), CONFIG);
+    assertThat(verdict.exitCode()).isEqualTo(ExitCodes.OK);
+    assertThat(verdict.findings())
+        .anyMatch(f -> f.check().equals("role") && f.severity() == DoctorCommand.Severity.WARN);
+    DoctorCommand.NodeFacts replica =
+        with(healthy("a", "1"), "noeviction", 0, 0.0001, List.of(), "slave");
+    assertThat(
+            DoctorCommand.assess(List.of(replica, healthy("b", "2"), healthy("c", "3")), CONFIG)
+                .exitCode())
+        .isEqualTo(ExitCodes.VIOLATION);
+  }
+
+  @Test
   void theGuardStateIsTheLibrarysJudgementOfTheNodesHistoryNeverItsUptime() {
     // a node up for an hour that a client first saw 5 s ago: held back, whatever its uptime
     DoctorCommand.NodeFacts young = withHistory("r1", 3_600, record("r1", 5, "-"));
