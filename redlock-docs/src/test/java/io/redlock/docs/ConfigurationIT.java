@@ -1,12 +1,15 @@
 package io.redlock.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.Lease;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
+import io.redlock.RedlockConfigException;
+import io.redlock.TlsSettings;
 import io.redlock.lettuce.LettuceTransport;
 import io.redlock.testkit.RedisServers;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +45,32 @@ class ConfigurationIT {
     if (servers != null) {
       servers.close();
     }
+  }
+
+  @Test
+  void theTlsSnippetNamesItsFilesAndIsCheckedAtBuild() {
+    // the snippet of configuration.md, "TLS": its files do not exist here, and build() says so
+    assertThatThrownBy(
+            () -> {
+              RedlockConfig config =
+                  RedlockConfig.builder()
+                      .nodes(
+                          "rediss://10.0.0.1:6380",
+                          "rediss://10.0.0.2:6380",
+                          "rediss://10.0.0.3:6380")
+                      .tls(
+                          TlsSettings.builder()
+                              .trustedCertificates(
+                                  Path.of("/etc/redlock/ca.pem")) // the nodes' CA, for them only
+                              .clientCertificate(
+                                  Path.of("/etc/redlock/client.pem"), // for tls-auth-clients yes
+                                  Path.of(
+                                      "/etc/redlock/client.key")) // PKCS#8, unencrypted, mode 0600
+                              .build())
+                      .build();
+            })
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("/etc/redlock/ca.pem");
   }
 
   @Test

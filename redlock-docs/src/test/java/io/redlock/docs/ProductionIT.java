@@ -33,11 +33,11 @@ class ProductionIT {
         Files.readAllLines(Markdown.ROOT.resolve("README.md"), StandardCharsets.UTF_8);
     List<String> found = new ArrayList<>();
     for (String line : lines) {
-      if (line.strip().startsWith("ACL SETUSER ")) {
+      if (line.strip().startsWith("ACL SETUSER " + DOCUMENTED_USER + " ")) {
         found.add(line.strip());
       }
     }
-    assertThat(found).as("ACL SETUSER lines in README.md").hasSize(1);
+    assertThat(found).as("the ACL SETUSER line of " + DOCUMENTED_USER + " in README.md").hasSize(1);
     return List.of(found.get(0).split("\\s+"));
   }
 
@@ -55,11 +55,17 @@ class ProductionIT {
   void theDocumentedAclIsEnoughWithTheGuardOn() throws Exception {
     try (RedisServers servers = RedisServers.startFresh(3)) {
       createDocumentedUser(servers);
+      List<String> addresses = new ArrayList<>();
+      for (int i = 0; i < servers.size(); i++) {
+        servers.declareFresh(i, "app:"); // the documented user's keys are under app:
+        addresses.add(servers.address(i)); // no credentials: the user below is the one used
+      }
       RedlockConfig config =
           RedlockConfig.builder()
-              .nodes(servers.uris())
+              .nodes(addresses)
               .username(DOCUMENTED_USER)
               .password(DOCUMENTED_PASSWORD)
+              .keyPrefix("app:")
               .build();
       assertThat(config.restartGuard()).isTrue();
       try (Redlock redlock = Redlock.create(config)) {
@@ -70,8 +76,8 @@ class ProductionIT {
           assertThat(both.extend(Duration.ofSeconds(10))).isTrue();
           both.releaseAfter(Duration.ofSeconds(5));
         }
-        Fleet.awaitReleased(servers, "acl:one");
-        assertThat(Fleet.holding(servers, "acl:a")).isGreaterThanOrEqualTo(2);
+        Fleet.awaitReleased(servers, "app:acl:one");
+        assertThat(Fleet.holding(servers, "app:acl:a")).isGreaterThanOrEqualTo(2);
       }
     }
   }
