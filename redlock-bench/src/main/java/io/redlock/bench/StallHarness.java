@@ -126,7 +126,8 @@ public final class StallHarness {
       try {
         List<String> uris = new ArrayList<>(servers.uris());
         if (proxy != null) {
-          uris.set(0, proxy.uri());
+          // the fleet requires its password, the proxy passes it on
+          uris.set(0, "redis://:" + servers.password() + "@" + servers.host() + ":" + proxy.port());
         }
         AtomicLongArray granted = new AtomicLongArray(5);
         RedlockListener listener =
