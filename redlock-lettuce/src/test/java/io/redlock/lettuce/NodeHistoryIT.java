@@ -358,16 +358,7 @@ class NodeHistoryIT {
     assertThat(Redlock.readmit(config().build(), servers.uri(0)).outcome())
         .as("its window has not passed since a client first saw it")
         .isEqualTo(ReadmitReport.Outcome.TOO_SOON);
-    ReadmitReport report =
-        Timing.awaitValue(
-            "re-admission once the window passed",
-            Duration.ofSeconds(20),
-            () -> {
-              ReadmitReport attempt = Redlock.readmit(config().build(), servers.uri(0));
-              return attempt.outcome() == ReadmitReport.Outcome.TOO_SOON
-                  ? Optional.empty()
-                  : Optional.of(attempt);
-            });
+    ReadmitReport report = readmitOnceTheWindowPassed(0);
     assertThat(report.outcome()).isEqualTo(ReadmitReport.Outcome.READMITTED);
     assertThat(servers.command(0, "GET", "__redlock_fence__:" + RESOURCE))
         .as("raised to node 1's counter")
@@ -384,16 +375,7 @@ class NodeHistoryIT {
     servers.restart(1);
     awaitRecord(0, "admitted=- ");
     awaitRecord(1, "admitted=- ");
-    ReadmitReport report =
-        Timing.awaitValue(
-            "an answer other than too soon",
-            Duration.ofSeconds(20),
-            () -> {
-              ReadmitReport attempt = Redlock.readmit(config().build(), servers.uri(0));
-              return attempt.outcome() == ReadmitReport.Outcome.TOO_SOON
-                  ? Optional.empty()
-                  : Optional.of(attempt);
-            });
+    ReadmitReport report = readmitOnceTheWindowPassed(0);
     assertThat(report.outcome()).isEqualTo(ReadmitReport.Outcome.TOO_FEW_TRUSTED);
     assertThat(record(0)).contains("admitted=- ");
   }
@@ -427,6 +409,19 @@ class NodeHistoryIT {
               }
             });
     assertThat(detail).as("its own window, not a year").contains("of 3032 ms");
+  }
+
+  /** Re-admits node {@code i} as soon as its window has passed: the first answer but too soon. */
+  private ReadmitReport readmitOnceTheWindowPassed(int i) throws InterruptedException {
+    return Timing.awaitValue(
+        "an answer to re-admission other than too soon",
+        Duration.ofSeconds(20),
+        () -> {
+          ReadmitReport attempt = Redlock.readmit(config().build(), servers.uri(i));
+          return attempt.outcome() == ReadmitReport.Outcome.TOO_SOON
+              ? Optional.empty()
+              : Optional.of(attempt);
+        });
   }
 
   private static long field(String info, String name) {
