@@ -1,5 +1,6 @@
 package io.redlock;
 
+import io.redlock.internal.ClusterIdentity;
 import io.redlock.internal.Durations;
 import io.redlock.internal.NodeRecord;
 import io.redlock.spi.MaxTtlRegister;
@@ -106,6 +107,7 @@ final class ClusterInit {
       log.warn("init: nothing written; {}", looked);
       return new InitReport(looked);
     }
+    ClusterIdentity identity = ClusterIdentity.create(nodes.size());
     List<CompletableFuture<String>> writes = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
       InitReport.NodeResult result = looked.get(i);
@@ -142,8 +144,8 @@ final class ClusterInit {
         NodeRecord record = after.value() == null ? null : NodeRecord.parse(after.value().marker());
         if (record != null && record.admits(after.value().runId())) {
           what = InitReport.Outcome.MARKED;
-          detail = "";
           bound = after.value().runId();
+          detail = identify(target, key, after.value(), record, identity, waitNanos);
         } else {
           what = InitReport.Outcome.UNCHECKED;
           detail =
@@ -154,7 +156,32 @@ final class ClusterInit {
       }
       done.add(new InitReport.NodeResult(i, result.node(), bound, what, detail));
     }
-    log.info("init{}: {}", force ? " (forced)" : "", done);
+    log.info("init{}: {} (cluster {})", force ? " (forced)" : "", done, identity.format());
     return new InitReport(done);
+  }
+
+  /**
+   * Writes the cluster's identity into the record of a node just marked (compare-and-set on
+   * the marker as read back, bound to its process); answers an empty detail when written,
+   * else what went wrong: the node is marked, but clients cannot check their node list on it.
+   */
+  private static String identify(
+      NodeClient node,
+      String key,
+      NodeInfo info,
+      NodeRecord record,
+      ClusterIdentity identity,
+      long waitNanos) {
+    String text = record.withCluster(identity.format()).format();
+    NodeAnswer<String> written =
+        NodeAnswer.within(
+            NodeAnswer.call(() -> node.updateRecord(key, info.marker(), text, info.runId())),
+            waitNanos);
+    if (written.error() != null) {
+      return "marked, but its cluster identity was not written: " + written.error();
+    }
+    return written.value() == null
+        ? ""
+        : "marked, but its record changed before its cluster identity was written";
   }
 }

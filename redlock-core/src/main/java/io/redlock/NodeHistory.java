@@ -1,9 +1,12 @@
 package io.redlock;
 
+import io.redlock.internal.ClusterIdentity;
 import io.redlock.internal.NodeRecord;
 import io.redlock.internal.TrustRules;
 import io.redlock.spi.NodeInfo;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -71,6 +74,48 @@ public final class NodeHistory {
   /** Whether the node counts for locks, given the guard's window ({@link RedlockConfig#restartGuardWindow()}). */
   public boolean counts(Duration window) {
     return countsAtOnce() || seenFor().map(seen -> seen.compareTo(window) >= 0).orElse(false);
+  }
+
+  /**
+   * The cluster identity {@code init} wrote into the node's record, as {@code id/size} (a
+   * random id, and how many nodes that {@code init} was given); empty when there is none (a
+   * cluster declared before identities existed, or data that lost its record). Every client
+   * refuses to use a node whose size differs from its own node count, or whose id differs
+   * from the one most of its nodes carry.
+   */
+  public Optional<String> cluster() {
+    return record == null || record.identity() == null
+        ? Optional.empty()
+        : Optional.of(record.identity().format());
+  }
+
+  /**
+   * Why each node must not be used by a client that lists {@code names} (one per node, in its
+   * order), by the rule every client applies on its probes (see {@link #cluster()}): empty for
+   * a node that agrees, has no identity, or was not read ({@code null} in {@code histories}).
+   *
+   * @param histories one per node, in the client's order, {@code null} for a node not read
+   * @param names the node names to put in the reasons, in the same order
+   * @return one entry per node, in the same order
+   */
+  public static List<Optional<String>> clusterConflicts(
+      List<NodeHistory> histories, List<String> names) {
+    if (histories.size() != names.size()) {
+      throw new IllegalArgumentException(
+          "histories and names: one of each per node, got "
+              + histories.size()
+              + " and "
+              + names.size());
+    }
+    List<ClusterIdentity> identities = new ArrayList<>();
+    for (NodeHistory history : histories) {
+      identities.add(history == null || history.record == null ? null : history.record.identity());
+    }
+    List<Optional<String>> conflicts = new ArrayList<>();
+    for (int i = 0; i < identities.size(); i++) {
+      conflicts.add(Optional.ofNullable(ClusterIdentity.conflict(i, identities, names)));
+    }
+    return List.copyOf(conflicts);
   }
 
   /** The event that shaped the record last, for people. */

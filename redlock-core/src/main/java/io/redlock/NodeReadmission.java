@@ -101,6 +101,7 @@ final class NodeReadmission {
     }
     // The trusted nodes, and the largest of their counters.
     int untrusted = 1;
+    Map<String, Integer> clusters = new TreeMap<>(); // the others' identities, and how many
     List<CompletableFuture<Map<String, Long>>> reads = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
       if (i == target) {
@@ -109,6 +110,9 @@ final class NodeReadmission {
       NodeAnswer<NodeInfo> other = NodeAnswer.within(infos.get(i), wait);
       NodeRecord otherRecord =
           other.value() == null ? null : NodeRecord.parse(other.value().marker());
+      if (otherRecord != null && otherRecord.identity() != null) {
+        clusters.merge(otherRecord.cluster(), 1, Integer::sum);
+      }
       if (otherRecord == null || !TrustRules.trustsCounters(other.value(), otherRecord)) {
         untrusted++;
         continue;
@@ -147,7 +151,14 @@ final class NodeReadmission {
             record.prev(),
             record.loaded(),
             NodeRecord.Why.READMITTED,
-            record.clockFlagged());
+            record.clockFlagged(),
+            // its own identity, or (lost with its data) the one most of the others carry
+            record.identity() != null
+                ? record.cluster()
+                : clusters.entrySet().stream()
+                    .max(Map.Entry.comparingByValue())
+                    .map(Map.Entry::getKey)
+                    .orElse(record.cluster()));
     NodeAnswer<Boolean> done =
         NodeAnswer.within(
             NodeAnswer.call(

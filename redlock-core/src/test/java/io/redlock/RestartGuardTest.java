@@ -55,6 +55,18 @@ class RestartGuardTest {
     return (LockUnavailableException) SimCluster.failure(attempt);
   }
 
+  /**
+   * {@code init} left a record that admits the process {@code runId} and carries a cluster
+   * identity for {@code size} nodes.
+   */
+  private static void assertDeclared(String value, String runId, int size) {
+    io.redlock.internal.NodeRecord record = io.redlock.internal.NodeRecord.parse(value);
+    assertThat(record).as(value).isNotNull();
+    assertThat(record.admits(runId)).as(value).isTrue();
+    assertThat(record.identity()).as(value).isNotNull();
+    assertThat(record.identity().size()).isEqualTo(size);
+  }
+
   @Test
   void aNodeRestartedEmptyIsHeldBackForMaxTtlPlusDrift() {
     SimCluster c = cluster(3);
@@ -451,7 +463,7 @@ class RestartGuardTest {
     List<SimulatedNode> nodes = bareNodes(3, time);
     InitReport report = ClusterInit.over(List.copyOf(nodes), bareConfig(), false);
     assertThat(report.complete()).isTrue();
-    assertThat(nodes.get(0).valueOf(MARKER)).isEqualTo(FreshMarker.value(nodes.get(0).runId()));
+    assertDeclared(nodes.get(0).valueOf(MARKER), nodes.get(0).runId(), 3);
     assertThat(report.nodes().get(0).runId()).isEqualTo(nodes.get(0).runId());
     SimCluster c = SimCluster.over(nodes, time, b -> b.ttl(TTL).maxTtl(TTL).retryCount(0));
     c.redlock.acquireAsync("after", TTL).join().release(); // at once, not after a window
@@ -575,7 +587,7 @@ class RestartGuardTest {
     }
     InitReport forced = ClusterInit.over(List.copyOf(c.nodes), bareConfig(), true);
     assertThat(forced.complete()).isTrue();
-    assertThat(c.node(2).valueOf(MARKER)).isEqualTo(FreshMarker.value(c.node(2).runId()));
+    assertDeclared(c.node(2).valueOf(MARKER), c.node(2).runId(), 3);
   }
 
   @Test
@@ -585,7 +597,7 @@ class RestartGuardTest {
     c.node(0).put("other-app:x", "v", TTL);
     InitReport report = ClusterInit.over(List.copyOf(c.nodes), config, false);
     assertThat(report.complete()).isTrue();
-    assertThat(c.node(0).valueOf("app:" + FreshMarker.KEY_SUFFIX)).startsWith("redlock-fresh/1");
+    assertDeclared(c.node(0).valueOf("app:" + FreshMarker.KEY_SUFFIX), c.node(0).runId(), 3);
     c.node(1).put("app:orders", "v", TTL);
     assertThat(ClusterInit.over(List.copyOf(c.nodes), config, false).complete()).isFalse();
   }
@@ -683,6 +695,47 @@ class RestartGuardTest {
         .isInstanceOf(RedlockConfigException.class)
         .hasMessageContaining("sim://b")
         .hasMessageContaining("replica");
+  }
+
+  @Test
+  void aClientThatListsFewerNodesThanInitDeclaredIsRefusedAtStart() {
+    FakeTime time = new FakeTime();
+    List<SimulatedNode> nodes = bareNodes(3, time);
+    assertThat(ClusterInit.over(List.copyOf(nodes), bareConfig(), false).complete()).isTrue();
+    // Two of the three: a majority of 2 that a client listing all three never crosses.
+    assertThatThrownBy(() -> redlockOver(nodes.subList(0, 2), time))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("cluster of 3 nodes")
+        .hasMessageContaining("this client lists 2");
+    redlockOver(nodes, time).close(); // the declared list is fine
+  }
+
+  @Test
+  void aClientThatListsMoreNodesThanInitDeclaredDoesNotUseTheDeclaredOnes() {
+    FakeTime time = new FakeTime();
+    List<SimulatedNode> declared = bareNodes(3, time);
+    assertThat(ClusterInit.over(List.copyOf(declared), bareConfig(), false).complete()).isTrue();
+    List<SimulatedNode> five = new ArrayList<>(declared);
+    five.add(new SimulatedNode("sim://new-a", time));
+    five.add(new SimulatedNode("sim://new-b", time));
+    assertThatThrownBy(() -> redlockOver(five, time))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("cluster of 3 nodes")
+        .hasMessageContaining("this client lists 5");
+  }
+
+  @Test
+  void aNodeOfAnotherClusterIsNotUsedAndNamed() {
+    FakeTime time = new FakeTime();
+    List<SimulatedNode> one = bareNodes(3, time);
+    List<SimulatedNode> other = bareNodes(3, time);
+    assertThat(ClusterInit.over(List.copyOf(one), bareConfig(), false).complete()).isTrue();
+    assertThat(ClusterInit.over(List.copyOf(other), bareConfig(), false).complete()).isTrue();
+    List<SimulatedNode> mixed = List.of(one.get(0), one.get(1), other.get(2));
+    assertThatThrownBy(() -> redlockOver(mixed, time))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining(other.get(2).name())
+        .hasMessageContaining("mixes clusters");
   }
 
   private static Redlock redlockOver(List<SimulatedNode> nodes, FakeTime time) {

@@ -325,6 +325,21 @@ final class DoctorCommand implements Callable<Integer> {
                     + " it is only for a new cluster no client has used)"));
       }
     }
+    List<NodeHistory> histories = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (NodeFacts f : facts) {
+      histories.add(f.reachable() ? f.history() : null);
+      names.add(f.node());
+    }
+    List<java.util.Optional<String>> conflicts = NodeHistory.clusterConflicts(histories, names);
+    for (int i = 0; i < facts.size(); i++) {
+      String node = facts.get(i).node();
+      conflicts
+          .get(i)
+          .ifPresent(
+              why ->
+                  findings.add(new Finding(node, Severity.PROBLEM, "cluster", "not used: " + why)));
+    }
     int quorum = config.quorum();
     boolean problem = findings.stream().anyMatch(f -> f.severity() == Severity.PROBLEM);
     int exit =
@@ -629,8 +644,9 @@ final class DoctorCommand implements Callable<Integer> {
     }
   }
 
+  /** The library's own rule ({@link io.redlock.spi.Refusals}): doctor never judges apart. */
   private static boolean isRefused(RuntimeException e) {
-    return InspectionClient.oneLine(e).toUpperCase(Locale.ROOT).contains("NOPERM");
+    return io.redlock.spi.Refusals.isRefusal(e);
   }
 
   private static void print(
@@ -648,13 +664,14 @@ final class DoctorCommand implements Callable<Integer> {
           "CLOCK",
           "EVICTION",
           "PERSISTENCE",
-          "REGISTER"
+          "REGISTER",
+          "CLUSTER"
         });
     for (NodeFacts f : facts) {
       if (!f.reachable()) {
         rows.add(
             new String[] {
-              f.node(), "no: " + f.error(), "-", "-", "-", "-", "-", "-", "-", "-", "-"
+              f.node(), "no: " + f.error(), "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"
             });
         continue;
       }
@@ -677,7 +694,8 @@ final class DoctorCommand implements Callable<Integer> {
                 ? "?"
                 : "maxmemory " + f.maxmemory() + " " + f.maxmemoryPolicy(),
             persistence(f),
-            register(f)
+            register(f),
+            f.history() == null ? "?" : f.history().cluster().orElse("-")
           });
     }
     InspectionClient.printColumns(out, rows);

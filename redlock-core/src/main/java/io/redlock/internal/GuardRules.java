@@ -1,9 +1,5 @@
 package io.redlock.internal;
 
-import java.io.IOException;
-import java.util.Locale;
-import java.util.concurrent.TimeoutException;
-
 /**
  * The restart guard's pure decisions on clocks and errors, apart from any I/O so that they can
  * be tested exhaustively: whether a node's clock ran fast or jumped, and whether an error is a
@@ -68,48 +64,5 @@ final class GuardRules {
     }
     double longest = (double) localDelta + uncertaintyNanos;
     return (long) Math.floor(serverDelta - TIME_RESOLUTION_NANOS - fastestRate * longest);
-  }
-
-  /**
-   * Whether {@code cause}, the error of a probe or of a raise of the max-ttl register, is a
-   * refusal: an answer that the node gives again at every try until its operator changes its
-   * configuration, so that it never counts. A refusal is named at WARN and in the node's votes;
-   * anything else is a failed probe, said at DEBUG and tried again a second later.
-   *
-   * <p>Refusals:
-   * <ul>
-   *   <li>an ACL denial of a command or key: {@code NOPERM ...} ({@code "NOPERM this user has
-   *       no permissions to run the 'info' command or its subcommand"} in Redis 6.2, {@code
-   *       "NOPERM User u has no permissions to run the 'time' command"} in 7.2);
-   *   <li>an ACL denial inside a script, which Redis reports as {@code ERR}: {@code "... The
-   *       user executing the script can't run this command or subcommand"} or {@code "... can't
-   *       access at least one of the keys ..."} (6.2, 7.0), {@code "ERR ACL failure in script:
-   *       ..."} (7.2 and later);
-   *   <li>a command the node does not have, renamed or disabled by {@code rename-command} or
-   *       missing behind a proxy: {@code "ERR unknown command ..."}, and {@code "... Unknown
-   *       Redis command called from Lua script"} inside a script;
-   *   <li>a transport that has no such request ({@link UnsupportedOperationException}).
-   * </ul>
-   *
-   * <p>Not refusals: an unreachable or slow node ({@link IOException}, {@link
-   * TimeoutException}), and every other error reply, {@code ERR} included, such as a write
-   * refused for lack of memory ({@code OOM}, also as {@code "ERR Error running script ...
-   * -OOM ..."}), a node still loading its data ({@code LOADING}) or busy with a script ({@code
-   * BUSY}): they pass, and a refusal's advice (grant a command) would be wrong for them.
-   */
-  public static boolean isRefusal(Throwable cause) {
-    if (cause instanceof IOException || cause instanceof TimeoutException) {
-      return false;
-    }
-    if (cause instanceof UnsupportedOperationException) {
-      return true;
-    }
-    String upper = String.valueOf(cause.getMessage()).toUpperCase(Locale.ROOT);
-    return upper.contains("NOPERM")
-        || upper.contains("CAN'T RUN THIS COMMAND")
-        || upper.contains("CAN'T ACCESS AT LEAST ONE OF THE KEYS")
-        || upper.contains("ACL FAILURE IN SCRIPT")
-        || upper.contains("UNKNOWN COMMAND")
-        || upper.contains("UNKNOWN REDIS COMMAND");
   }
 }

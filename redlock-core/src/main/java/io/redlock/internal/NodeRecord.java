@@ -11,7 +11,7 @@ import java.util.Map;
  * restores and replication with the data it speaks of, and every later client reads it.
  *
  * <p>Text form: {@code redlock-node/2 run=R since=MS seq=N evicted=E admitted=A prev=P
- * loaded=L why=W clock=C}, where
+ * loaded=L why=W clock=C cluster=K}, where
  * <ul>
  *   <li>{@code run}: the {@code run_id} of the process a client of the cluster first saw with
  *       this data, at node time {@code since} (ms): the restart guard's window runs from then,
@@ -28,7 +28,10 @@ import java.util.Map;
  *       another process, that process and the {@code seq} the data held then;
  *   <li>{@code why}: the event that wrote the record last ({@link Why});
  *   <li>{@code clock}: {@code ok}, or {@code flagged} once a client saw the node's clock run
- *       fast or jump in process {@code run} (its window then restarted).
+ *       fast or jump in process {@code run} (its window then restarted);
+ *   <li>{@code cluster}: the cluster identity {@code init} (or a re-admission) gave the node,
+ *       {@code id/size} ({@link ClusterIdentity}), or {@code -}; kept by every later record of
+ *       the same data. Absent in records of earlier versions (read as {@code -}).
  * </ul>
  *
  * <p>The marker {@code init} wrote before this format ({@code redlock-fresh/1 run_id=R}) reads
@@ -45,7 +48,22 @@ public record NodeRecord(
     String prev,
     long loaded,
     Why why,
-    boolean clockFlagged) {
+    boolean clockFlagged,
+    String cluster) {
+
+  /** A record with no cluster identity ({@code cluster=-}). */
+  public NodeRecord(
+      String run,
+      long sinceMillis,
+      long seq,
+      long evicted,
+      String admitted,
+      String prev,
+      long loaded,
+      Why why,
+      boolean clockFlagged) {
+    this(run, sinceMillis, seq, evicted, admitted, prev, loaded, why, clockFlagged, NONE);
+  }
 
   /** How every record's text begins: {@value}. */
   public static final String PREFIX = "redlock-node/2 ";
@@ -89,7 +107,18 @@ public record NodeRecord(
   /** The same record with {@code seq} raised by one. */
   NodeRecord probed(long evictedNow) {
     return new NodeRecord(
-        run, sinceMillis, seq + 1, evictedNow, admitted, prev, loaded, why, clockFlagged);
+        run, sinceMillis, seq + 1, evictedNow, admitted, prev, loaded, why, clockFlagged, cluster);
+  }
+
+  /** The same record with the cluster identity {@code cluster} ({@code -} for none). */
+  public NodeRecord withCluster(String cluster) {
+    return new NodeRecord(
+        run, sinceMillis, seq, evicted, admitted, prev, loaded, why, clockFlagged, cluster);
+  }
+
+  /** The cluster identity this record carries, or {@code null} for none. */
+  public ClusterIdentity identity() {
+    return ClusterIdentity.parse(cluster);
   }
 
   public String format() {
@@ -111,7 +140,9 @@ public record NodeRecord(
         + " why="
         + why.word()
         + " clock="
-        + (clockFlagged ? "flagged" : "ok");
+        + (clockFlagged ? "flagged" : "ok")
+        + " cluster="
+        + cluster;
   }
 
   @Override
@@ -130,7 +161,7 @@ public record NodeRecord(
     }
     if (FreshMarker.isMarker(text)) {
       String runId = text.substring(FreshMarker.VALUE_PREFIX.length());
-      return new NodeRecord(runId, 0, 0, -1, runId, NONE, -1, Why.INIT, false);
+      return new NodeRecord(runId, 0, 0, -1, runId, NONE, -1, Why.INIT, false, NONE);
     }
     if (!text.startsWith(PREFIX)) {
       return null;
@@ -160,7 +191,8 @@ public record NodeRecord(
           prev,
           Long.parseLong(fields.get("loaded")),
           Why.of(fields.get("why")),
-          clock.equals("flagged"));
+          clock.equals("flagged"),
+          ClusterIdentity.parse(fields.get("cluster")) == null ? NONE : fields.get("cluster"));
     } catch (RuntimeException e) { // a number or a word out of form, or a field missing
       return null;
     }

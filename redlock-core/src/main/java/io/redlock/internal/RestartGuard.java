@@ -5,8 +5,8 @@ import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *       docs/safety.md). Rate: over long baselines (since the first probe of the process, and
  *       a sliding window of one to two minutes), a clock that ran ahead by more than {@code
  *       driftFactor} is flagged. Step: between consecutive probes, a clock that gained more
- *       than {@link #STEP_TOLERANCE_NANOS} beyond what its own rate over the sliding window
+ *       than {@link NodeClock#STEP_TOLERANCE_NANOS} beyond what its own rate over the sliding window
  *       predicts is flagged, and in the first interval after that window restarted (a new
  *       process, a flag) beyond the rate it measured before; in the first interval after the
  *       guard first saw the node only the rate rule applies. Each reading is only known to
@@ -68,9 +68,6 @@ final class RestartGuard {
   /** How often every node is probed. */
   public static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
 
-  /** The sliding baseline of the clock check spans one to two of these. */
-  static final long WINDOW_NANOS = 60_000_000_000L;
-
   /**
    * How long after this client's last confirmed raise of a node's max-ttl register the node
    * still counts for it: its entry is raised to outlast any lease by this much, so a few failed
@@ -82,20 +79,9 @@ final class RestartGuard {
   private static final int REGISTER_CONFIRMED = 1;
   private static final int NO_REGISTER = 2;
 
-  /**
-   * The largest forward step of a node's clock that is not flagged: the drift margin's floor,
-   * 2 ms. A lease's drift margin is this floor plus {@code driftFactor} of its ttl; the second
-   * part is spent by a clock running up to {@code driftFactor} fast (the rate rule), so the
-   * floor is what is left for a step, for every ttl, the shortest included.
-   */
-  static final long STEP_TOLERANCE_NANOS = Validity.DRIFT_FLOOR_NANOS;
-
   private static final int UNKNOWN = 0;
   private static final int KNOWN = 1;
   private static final int EXCLUDED = 2;
-
-  /** One reading of a node's clock: its {@code TIME}, our clock then, the round trip. */
-  private record Reading(long server, long local, long roundTrip) {}
 
   /**
    * Log lines decided under the monitor, with the values they name, to be written by {@link
@@ -146,19 +132,16 @@ final class RestartGuard {
   private final long[] disconnectedAt;
   private final long[] ownFloor;
   private final NodeRecord[] records;
+  private final NodeClock[] clocks;
+  private final ClusterIdentity[] identities;
+  private final String[] excludedWhy;
+  private final List<String> names;
   private final NodeInfo[] infos;
   private final long[] lastSeq;
   private final boolean[] lastTrusted;
   private final boolean[] lastDurable;
   private final boolean[] recordUnsupported;
   private final boolean[] recordRefusalLogged;
-  private final boolean[] tainted;
-  private final String[] clockFlag;
-  private final Reading[] last;
-  private final Reading[] anchor;
-  private final Reading[] windowStart;
-  private final Reading[] windowNext;
-  private final double[] ownRate;
   private final String[] refusal;
   private final boolean[] refusalLogged;
   private final boolean[] evictionLogged;
@@ -211,20 +194,23 @@ final class RestartGuard {
     this.disconnectedAt = new long[n];
     this.ownFloor = new long[n];
     this.records = new NodeRecord[n];
+    this.clocks = new NodeClock[n];
+    for (int i = 0; i < n; i++) {
+      clocks[i] = new NodeClock(driftFactor);
+    }
+    this.identities = new ClusterIdentity[n];
+    this.excludedWhy = new String[n];
+    List<String> nodeNames = new ArrayList<>();
+    for (NodeClient node : nodes) {
+      nodeNames.add(node.name());
+    }
+    this.names = List.copyOf(nodeNames);
     this.infos = new NodeInfo[n];
     this.lastSeq = new long[n];
     this.lastTrusted = new boolean[n];
     this.lastDurable = new boolean[n];
     this.recordUnsupported = new boolean[n];
     this.recordRefusalLogged = new boolean[n];
-    this.tainted = new boolean[n];
-    this.clockFlag = new String[n];
-    this.last = new Reading[n];
-    this.anchor = new Reading[n];
-    this.windowStart = new Reading[n];
-    this.windowNext = new Reading[n];
-    this.ownRate = new double[n];
-    java.util.Arrays.fill(ownRate, Double.NaN);
     this.refusal = new String[n];
     this.refusalLogged = new boolean[n];
     this.evictionLogged = new boolean[n];
@@ -387,7 +373,8 @@ final class RestartGuard {
   public synchronized String whyHeldBack(int index) {
     int state = standing.get(index);
     if (state == EXCLUDED) {
-      return "excluded: not an independent master (see the log)";
+      String why = excludedWhy[index];
+      return "excluded: " + (why != null ? why : "not an independent master (see the log)");
     }
     if (state == UNKNOWN) {
       String refused = refusal[index];
@@ -404,7 +391,7 @@ final class RestartGuard {
     }
     long up = time.nanoTime() - startedAt.get(index);
     long window = windowNanos.get();
-    String flag = clockFlag[index];
+    String flag = clocks[index].flag();
     NodeRecord record = records[index];
     return "restart guard: seen for "
         + Durations.formatNanos(up)
@@ -554,7 +541,7 @@ final class RestartGuard {
       // Named in the votes' detail whatever it is (an OOM, say), but a refusal only at WARN.
       String failure = oneLine(cause);
       registerFailure[index] = failure;
-      if (GuardRules.isRefusal(cause)) {
+      if (io.redlock.spi.Refusals.isRefusal(cause)) {
         if (!registerRefusalLogged[index]) {
           registerRefusalLogged[index] = true;
           logs.add(
@@ -724,14 +711,14 @@ final class RestartGuard {
 
   /**
    * A probe failed. Unreachable or slow nodes, and passing errors, are routine; a node that
-   * refuses the probe ({@link GuardRules#isRefusal}: an ACL without INFO or TIME, a renamed
+   * refuses the probe ({@link io.redlock.spi.Refusals#isRefusal}: an ACL without INFO or TIME, a renamed
    * command, a proxy that blocks them) would never count, silently: it is named once at WARN,
    * and its votes' detail says so.
    */
   private void failedProbe(int index, Throwable error, LogLines logs) {
     Throwable cause = Futures.unwrap(error);
     String name = nodes.get(index).name();
-    if (!GuardRules.isRefusal(cause)) {
+    if (!io.redlock.spi.Refusals.isRefusal(cause)) {
       String failure = cause.toString();
       logs.add(() -> log.debug("node={} not probed: {}", name, failure));
       return;
@@ -823,6 +810,7 @@ final class RestartGuard {
     boolean excluded = standing.get(index) == EXCLUDED;
     if (info.isReplica()) {
       standing.set(index, EXCLUDED);
+      excludedWhy[index] = "a replica (role:" + info.role() + "), not an independent master";
       if (excluded) {
         return null; // said when it was excluded
       }
@@ -836,6 +824,7 @@ final class RestartGuard {
     for (int other = 0; other < runIds.length; other++) {
       if (other != index && info.runId().equals(runIds[other])) {
         standing.set(index, EXCLUDED);
+        excludedWhy[index] = "the same server as " + nodes.get(other).name();
         if (excluded) {
           return null;
         }
@@ -849,6 +838,19 @@ final class RestartGuard {
                 + "); every node must be a"
                 + " different, independent master, so the second is not used");
       }
+    }
+    NodeRecord onNode = recordUnsupported[index] ? records[index] : NodeRecord.parse(info.marker());
+    identities[index] = onNode == null ? null : onNode.identity();
+    // Without the guard (init's and readmit's own clients among them) nothing is judged.
+    String mismatch =
+        holdBackRestarts ? ClusterIdentity.conflict(index, Arrays.asList(identities), names) : null;
+    if (mismatch != null) {
+      standing.set(index, EXCLUDED);
+      if (excluded && mismatch.equals(excludedWhy[index])) {
+        return null; // said when it was excluded
+      }
+      excludedWhy[index] = mismatch;
+      return new RedlockConfigException("node " + name + " is not used: " + mismatch);
     }
     if (info.memory() != null && info.memory().mayEvict() && !evictionLogged[index]) {
       // Not refused: the operator may know the limit is never reached. But it is a safety
@@ -872,28 +874,36 @@ final class RestartGuard {
                   "node={} is an independent master again: it counts after a fresh window", name));
     }
     long rtt = received - sent;
-    Reading now = new Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
+    NodeClock.Reading now =
+        new NodeClock.Reading(info.serverTimeMicros() * 1_000L, sent + rtt / 2, rtt);
     boolean watched = runIds[index] != null;
     String flagged = null;
     if (!info.runId().equals(runIds[index])) {
       // A new process (or the first look at this one): its clock is measured afresh.
-      tainted[index] = false;
-      clockFlag[index] = null;
-      anchor[index] = now;
-      windowStart[index] = now;
-      windowNext[index] = null;
-      last[index] = null;
+      clocks[index].restart(now);
       // Watched going: held back from no earlier than the moment this client lost the old
       // process (its connection's end, or its last answer if the end was not seen).
       ownFloor[index] =
           watched ? Math.max(disconnectedAt[index], lastAnswer[index]) : Long.MIN_VALUE;
     } else {
-      flagged = checkClock(index, name, now, received, logs);
+      flagged = clocks[index].observe(now);
+      if (flagged != null) {
+        ownFloor[index] = received;
+        if (!heldBackLogged[index]) {
+          heldBackLogged[index] = true;
+          String why = flagged;
+          String window = Durations.formatNanos(windowNanos.get());
+          logs.add(
+              () ->
+                  log.warn(
+                      "node={} clock {}; held back for {} as if restarted", name, why, window));
+        }
+      }
     }
     if (excluded) {
       ownFloor[index] = received; // a fresh window, whatever its record says
     }
-    NodeRecord read = recordUnsupported[index] ? records[index] : NodeRecord.parse(info.marker());
+    NodeRecord read = onNode;
     TrustRules.Watch watch =
         watched
             ? new TrustRules.Watch(
@@ -944,7 +954,6 @@ final class RestartGuard {
                   window));
     }
     runIds[index] = info.runId();
-    last[index] = now;
     lastAnswer[index] = received;
     lastTrusted[index] = record.admits(info.runId());
     lastDurable[index] = TrustRules.durable(info);
@@ -999,7 +1008,7 @@ final class RestartGuard {
         if (cause instanceof UnsupportedOperationException) {
           // A transport without records: this client keeps the history in memory only.
           recordUnsupported[index] = true;
-        } else if (GuardRules.isRefusal(cause) && !recordRefusalLogged[index]) {
+        } else if (io.redlock.spi.Refusals.isRefusal(cause) && !recordRefusalLogged[index]) {
           recordRefusalLogged[index] = true;
           String failure = oneLine(cause);
           logs.add(
@@ -1025,120 +1034,5 @@ final class RestartGuard {
       }
     }
     logs.write();
-  }
-
-  /**
-   * Compares the node's clock with ours: over the baselines since the first probe of this
-   * process and over the sliding window (a rate beyond {@code driftFactor}), then since the
-   * last probe against the node's own rate over the sliding window (a step beyond {@link
-   * #STEP_TOLERANCE_NANOS}). In the first interval after the baselines restarted (at the first
-   * probe of a process, or at a flag), the sliding window ends where it starts and gives no
-   * rate: the step is then measured against the rate last measured over it (the same clock
-   * before the flag, or the host's clock under the process before), for that one interval.
-   * In the interval after a flag it caused, and in the first after the guard first saw the
-   * node, there is none: the rate rule over that interval, which allows {@code driftFactor} of
-   * it, is the only check there.
-   * Redis expires keys by its wall clock: a clock that leapt forward or runs fast expired keys
-   * early, as a restart would have forgotten them.
-   */
-  private String checkClock(int index, String name, Reading now, long received, LogLines logs) {
-    Reading previous = last[index];
-    String flagged = null;
-    Reading fast =
-        ranAhead(anchor[index], now)
-            ? anchor[index]
-            : ranAhead(windowStart[index], now) ? windowStart[index] : null;
-    if (fast != null) {
-      long elapsed = now.local() - fast.local();
-      flagged =
-          String.format(
-              Locale.ROOT,
-              "ran ahead by %s in %s (%.2f%%, more than driftFactor %.2f%%)",
-              Durations.formatNanos(excess(fast, now)),
-              Durations.formatNanos(elapsed),
-              100.0 * excess(fast, now) / elapsed,
-              100.0 * driftFactor);
-    } else if (previous != null) {
-      Reading base = windowStart[index];
-      double rate =
-          GuardRules.fastestRate(
-              previous.server() - base.server(),
-              previous.local() - base.local(),
-              uncertainty(base, previous));
-      if (!Double.isNaN(rate)) {
-        ownRate[index] = rate;
-      } else {
-        // The baseline restarted at the previous probe (a new process, a flag) and gives no
-        // rate yet: the rate measured before stands in for it. A flag steps the clock, it does
-        // not change its rate; a new process behind the address runs on its host's clock.
-        // Used once: should it be wrong (a process moved to a host whose clock runs faster),
-        // the flag it causes restarts the baseline, and judging the next interval by it again
-        // would flag the node at every probe; it is measured anew instead. A node never
-        // measured has none: in its first interval the rate rule is the only check.
-        rate = ownRate[index];
-        ownRate[index] = Double.NaN;
-      }
-      long step =
-          GuardRules.leastStepAtRate(
-              rate,
-              now.server() - previous.server(),
-              now.local() - previous.local(),
-              uncertainty(previous, now));
-      if (step > STEP_TOLERANCE_NANOS) {
-        flagged =
-            String.format(
-                Locale.ROOT,
-                "jumped forward by at least %.2f ms in %s beyond its own rate (more than %s)",
-                step / 1e6,
-                Durations.formatNanos(now.local() - previous.local()),
-                Durations.formatNanos(STEP_TOLERANCE_NANOS));
-      }
-    }
-    if (flagged != null) {
-      ownFloor[index] = received;
-      tainted[index] = true;
-      clockFlag[index] = flagged;
-      anchor[index] = now;
-      windowStart[index] = now;
-      windowNext[index] = null;
-      if (!heldBackLogged[index]) {
-        heldBackLogged[index] = true;
-        String why = flagged;
-        String window = Durations.formatNanos(windowNanos.get());
-        logs.add(
-            () ->
-                log.warn("node={} clock {}; held back for {} as if restarted", name, why, window));
-      }
-      return flagged;
-    }
-    if (windowNext[index] == null) {
-      windowNext[index] = now;
-    } else if (now.local() - windowNext[index].local() >= WINDOW_NANOS) {
-      windowStart[index] = windowNext[index];
-      windowNext[index] = now;
-    }
-    return null;
-  }
-
-  /** Whether the node's clock certainly ran ahead of ours by more than {@code driftFactor}. */
-  private boolean ranAhead(Reading from, Reading to) {
-    long localDelta = to.local() - from.local();
-    if (localDelta <= 0) {
-      return false;
-    }
-    return GuardRules.ranAhead(
-        to.server() - from.server(),
-        localDelta,
-        uncertainty(from, to),
-        (long) (localDelta * driftFactor));
-  }
-
-  /** How far apart on our clock two readings may really have been, beyond their midpoints. */
-  private static long uncertainty(Reading from, Reading to) {
-    return from.roundTrip() / 2 + to.roundTrip() / 2 + 2;
-  }
-
-  private static long excess(Reading from, Reading to) {
-    return (to.server() - from.server()) - (to.local() - from.local());
   }
 }

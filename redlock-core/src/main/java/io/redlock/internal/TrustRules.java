@@ -162,6 +162,8 @@ public final class TrustRules {
               next.why(),
               true);
     }
+    // The cluster identity belongs to the data: every record of it keeps the one it had.
+    next = next.withCluster(read == null ? NodeRecord.NONE : read.cluster());
     return new Judgement(next, event, sawRestart);
   }
 

@@ -119,9 +119,13 @@ class GuardRulesTest {
           + " Redis command called from Lua script",
     };
     for (String message : refusals) {
-      assertThat(GuardRules.isRefusal(new RuntimeException(message))).as(message).isTrue();
+      assertThat(io.redlock.spi.Refusals.isRefusal(new RuntimeException(message)))
+          .as(message)
+          .isTrue();
     }
-    assertThat(GuardRules.isRefusal(new UnsupportedOperationException("no max-ttl register")))
+    assertThat(
+            io.redlock.spi.Refusals.isRefusal(
+                new UnsupportedOperationException("no max-ttl register")))
         .isTrue();
   }
 
@@ -139,13 +143,20 @@ class GuardRulesTest {
       "ERR max number of clients reached",
     };
     for (String message : failures) {
-      assertThat(GuardRules.isRefusal(new RuntimeException(message))).as(message).isFalse();
+      assertThat(io.redlock.spi.Refusals.isRefusal(new RuntimeException(message)))
+          .as(message)
+          .isFalse();
     }
-    assertThat(GuardRules.isRefusal(new java.net.ConnectException("connection refused"))).isFalse();
-    assertThat(GuardRules.isRefusal(new java.io.IOException("NOPERM-looking reset"))).isFalse();
-    assertThat(GuardRules.isRefusal(new java.util.concurrent.TimeoutException("unknown command")))
+    assertThat(
+            io.redlock.spi.Refusals.isRefusal(new java.net.ConnectException("connection refused")))
         .isFalse();
-    assertThat(GuardRules.isRefusal(new RuntimeException((String) null))).isFalse();
+    assertThat(io.redlock.spi.Refusals.isRefusal(new java.io.IOException("NOPERM-looking reset")))
+        .isFalse();
+    assertThat(
+            io.redlock.spi.Refusals.isRefusal(
+                new java.util.concurrent.TimeoutException("unknown command")))
+        .isFalse();
+    assertThat(io.redlock.spi.Refusals.isRefusal(new RuntimeException((String) null))).isFalse();
   }
 
   @Test

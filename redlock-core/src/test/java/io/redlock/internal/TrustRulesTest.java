@@ -212,6 +212,28 @@ class TrustRulesTest {
     assertThat(NodeRecord.parse("")).isNull();
     assertThat(NodeRecord.parse("something else")).isNull();
     assertThat(NodeRecord.parse(NodeRecord.PREFIX + "run=abc since=x")).isNull();
+    NodeRecord identified = record.withCluster("0123456789ab/3");
+    assertThat(NodeRecord.parse(identified.format())).isEqualTo(identified);
+    assertThat(identified.identity()).isEqualTo(new ClusterIdentity("0123456789ab", 3));
+    // a record of the version before identities reads as one without
+    String older = record.format().replace(" cluster=-", "");
+    assertThat(NodeRecord.parse(older)).isEqualTo(record);
+  }
+
+  @Test
+  void everyRecordOfTheSameDataKeepsItsClusterIdentity() {
+    NodeRecord read =
+        new NodeRecord("abc", 12, 34, 0, "abc", "-", -1, Why.INIT, false)
+            .withCluster("0123456789ab/3");
+    NodeInfo same = node("abc", ALWAYS, 0);
+    NodeInfo restarted = node("xyz", ALWAYS, 0);
+    assertThat(TrustRules.judge(same, read, null, false).record().cluster())
+        .isEqualTo("0123456789ab/3");
+    assertThat(TrustRules.judge(restarted, read, null, false).record().cluster())
+        .isEqualTo("0123456789ab/3");
+    assertThat(TrustRules.judge(same, read, null, true).record().cluster())
+        .isEqualTo("0123456789ab/3");
+    assertThat(TrustRules.judge(same, null, null, false).record().cluster()).isEqualTo("-");
   }
 
   /**

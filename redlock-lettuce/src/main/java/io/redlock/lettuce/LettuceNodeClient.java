@@ -278,7 +278,7 @@ final class LettuceNodeClient implements NodeClient {
         .toCompletableFuture()
         .handle(
             (value, error) -> {
-              if (error != null && String.valueOf(unwrap(error).getMessage()).contains("NOPERM")) {
+              if (error != null && io.redlock.spi.Refusals.isRefusal(unwrap(error))) {
                 configRefused = true;
               }
               return error == null ? value : null;

@@ -1,6 +1,7 @@
 package io.redlock.lettuce;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.redlock.FreshMarker;
 import io.redlock.InitReport;
@@ -10,6 +11,7 @@ import io.redlock.NodeOutcome.Vote;
 import io.redlock.ReadmitReport;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
+import io.redlock.RedlockConfigException;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
 import java.nio.file.Path;
@@ -329,6 +331,29 @@ class NodeHistoryIT {
     servers.restart(0);
     awaitRecord(0, "why=continued");
     assertThat(token(watcher)).isGreaterThan(first);
+  }
+
+  @Test
+  void initDeclaresTheClusterAndClientsWithAnotherNodeListAreRefused() throws Exception {
+    servers = RedisServers.start(3); // not declared: as an operator's new servers are
+    InitReport report = Redlock.init(config().build(), false);
+    assertThat(report.complete()).isTrue();
+    String identity = record(0).replaceAll(".* cluster=", "");
+    assertThat(identity).matches("[0-9a-f]{12}/3");
+    assertThat(record(1)).endsWith(" cluster=" + identity);
+    assertThat(record(2)).endsWith(" cluster=" + identity);
+    take(client(false), "declared"); // the declared list counts at once
+    // Moving to fewer nodes without a new init: this client's majority (2 of 2) is not the
+    // cluster's, and a client with the three nodes could hold the same lock meanwhile.
+    RedlockConfig two = config().nodes(servers.uri(0), servers.uri(1)).build();
+    assertThatThrownBy(() -> Redlock.create(two))
+        .isInstanceOf(RedlockConfigException.class)
+        .hasMessageContaining("cluster of 3 nodes (cluster " + identity.substring(0, 12) + ")")
+        .hasMessageContaining("this client lists 2");
+    // The identity is kept by the records the running client writes at its probes.
+    String declared = record(0);
+    awaitProbeAfter(declared);
+    assertThat(record(0)).endsWith(" cluster=" + identity);
   }
 
   @Test

@@ -32,5 +32,17 @@ public enum Fault {
    * While a lease is held, restart a majority of the nodes empty at once: the case the
    * restart guard exists for.
    */
-  MAJORITY_RESTART
+  MAJORITY_RESTART,
+  /**
+   * Copy one node's data files (after a {@code SAVE}), let leases be granted for a while, then
+   * kill the node and start it on the copy: a restored backup, with counters and lock keys older
+   * than what the node confirmed since. The restart guard must not trust it.
+   */
+  RESTORE_BACKUP,
+  /**
+   * An out-of-memory incident on one node: an evicting policy and a memory limit just above
+   * what is used, writes until keys are evicted (lock keys and counters among them), then the
+   * limit and {@code noeviction} set back. The node's {@code evicted_keys} is the tripwire.
+   */
+  EVICTION
 }

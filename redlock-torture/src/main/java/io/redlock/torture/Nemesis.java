@@ -198,7 +198,66 @@ final class Nemesis implements Runnable {
         record(fault, "at", List.of(), client.name(), "");
       }
       case MAJORITY_RESTART -> majorityRestart();
+      case RESTORE_BACKUP -> {
+        servers.command(node, "SAVE"); // an RDB file beside the AOF, if AOF is on
+        java.nio.file.Path backup = servers.copyData(node);
+        record(fault, "start", List.of(node), "", "backup copied");
+        sleepUntilOrEnd(ttl / 2 + random.nextInt((int) ttl + 1));
+        servers.restartFrom(node, backup);
+        record(fault, "end", List.of(node), "", "restarted on the backup");
+      }
+      case EVICTION -> {
+        long evicted = evict(node);
+        record(fault, "at", List.of(node), "", evicted + " keys evicted");
+      }
     }
+  }
+
+  /** The filler values {@link #evict} writes: 20 KB each, at most this many. */
+  private static final int MOST_FILLERS = 2_000;
+
+  /**
+   * Drives node {@code node} into eviction, as an operator's emergency {@code maxmemory} and
+   * {@code allkeys-random} would, and sets it back; returns how many keys it evicted.
+   */
+  private long evict(int node) {
+    long before = field(servers.command(node, "INFO", "stats"), "evicted_keys");
+    long used = field(servers.command(node, "INFO", "memory"), "used_memory");
+    servers.command(node, "CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+    servers.command(node, "CONFIG", "SET", "maxmemory", Long.toString(used + 200_000));
+    String filler = "x".repeat(20_000);
+    int written = 0;
+    long evicted = 0;
+    try {
+      // Past the first eviction, as many writes again: enough for the random policy to reach
+      // lock keys and counters, not only fillers.
+      int stopAt = MOST_FILLERS;
+      boolean evicting = false;
+      while (written < stopAt) {
+        servers.command(node, "SET", "torture-filler:" + written++, filler);
+        evicted = field(servers.command(node, "INFO", "stats"), "evicted_keys") - before;
+        if (evicted > 0 && !evicting) {
+          evicting = true;
+          stopAt = Math.min(MOST_FILLERS, 2 * written);
+        }
+      }
+    } finally {
+      servers.command(node, "CONFIG", "SET", "maxmemory", "0");
+      servers.command(node, "CONFIG", "SET", "maxmemory-policy", "noeviction");
+      for (int i = 0; i < written; i++) {
+        servers.command(node, "DEL", "torture-filler:" + i);
+      }
+    }
+    return evicted;
+  }
+
+  private static long field(Object info, String name) {
+    for (String line : String.valueOf(info).split("\\r?\\n")) {
+      if (line.startsWith(name + ":")) {
+        return Long.parseLong(line.substring(name.length() + 1).trim());
+      }
+    }
+    throw new IllegalStateException("INFO has no " + name);
   }
 
   /**

@@ -259,6 +259,7 @@ public final class TimelineReport {
           case BLACKHOLE -> "#7f7f7f";
           case SLOW_COMMAND -> "#8c564b";
           case PARTITION -> "#9467bd";
+          case RESTORE_BACKUP -> "#2ca02c";
           default -> "#333333";
         };
     List<Integer> ys = new ArrayList<>();
@@ -334,6 +335,7 @@ public final class TimelineReport {
         switch (fault.fault()) {
           case MAJORITY_RESTART -> "#8c1aff";
           case CLIENT_PAUSE -> "#000000";
+          case EVICTION -> "#17becf";
           default -> "#1f77b4";
         };
     for (int laneY : ys) {

@@ -92,6 +92,16 @@ public record TortureResult(
     return counts;
   }
 
+  /**
+   * How many leases were granted a fencing token no larger than one granted before them on
+   * the same resource: the failure fencing exists to prevent; 0 in a safe run.
+   */
+  public long tokenRegressions() {
+    return violations.stream()
+        .filter(v -> v.kind() == Violation.Kind.FENCING_TOKEN_NOT_INCREASING)
+        .count();
+  }
+
   /** The summary a person reads at the end of a run. */
   public String summary() {
     StringBuilder text = new StringBuilder();
@@ -119,6 +129,9 @@ public record TortureResult(
           String.format(
               Locale.ROOT, "%-34s %d%n", "late writes, no successor yet", fenced.lateAlone()));
       text.append(String.format(Locale.ROOT, "%-34s %d%n", "lost updates", fenced.lostUpdates()));
+      text.append(
+          String.format(
+              Locale.ROOT, "%-34s %d%n", "fencing token regressions", tokenRegressions()));
     }
     if (heap != null) {
       text.append(

@@ -132,6 +132,38 @@ class TortureIT {
         .anySatisfy(lease -> assertThat(lease.grantedNanos()).isGreaterThan(firstRestart));
   }
 
+  @Test
+  void fencingTokensNeverGoBackThroughRestoredBackupsAndEvictions() throws Exception {
+    // The events of a node's history that once handed a later holder a smaller token: a node
+    // restarted on an old copy of its data (AOF on, so it looks durable), keys and counters
+    // evicted and the policy set back, and restarts empty. The guard must keep such a node out
+    // of fencing; the checker fails the run for any token that does not increase.
+    TortureResult result =
+        run(
+            TortureOptions.builder()
+                .nodes(3)
+                .clients(3)
+                .resources(1)
+                .duration(Duration.ofSeconds(20))
+                .ttl(Duration.ofSeconds(2))
+                .work(Duration.ofMillis(50))
+                .faultInterval(Duration.ofMillis(1_500))
+                .seed(41)
+                .persistence(true)
+                .fencing(true)
+                .faults(EnumSet.of(Fault.RESTORE_BACKUP, Fault.EVICTION, Fault.RESTART_EMPTY))
+                .build());
+    assertThat(result.faultCounts()).containsKeys(Fault.RESTORE_BACKUP, Fault.EVICTION);
+    assertThat(result.tokenRegressions()).isZero();
+    assertThat(result.violations()).isEmpty();
+    assertThat(result.summary()).contains("fencing token regressions          0");
+    long firstFault = result.faults().stream().mapToLong(FaultRecord::nanos).min().orElseThrow();
+    // Not safe by refusing everything: fenced leases were granted after the first fault.
+    assertThat(result.history().leases())
+        .filteredOn(lease -> lease.fencingToken() > 0)
+        .anySatisfy(lease -> assertThat(lease.grantedNanos()).isGreaterThan(firstFault));
+  }
+
   /** Two clients on one resource, paused now and then between their check and their write. */
   private static TortureOptions.Builder pausedBetweenCheckAndWrite() {
     return TortureOptions.builder()
