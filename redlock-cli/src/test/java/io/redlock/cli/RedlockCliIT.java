@@ -246,7 +246,9 @@ class RedlockCliIT {
       assertThat(used.command(0, "GET", "__redlock__:fresh")).isNull();
       assertThat(run("init", "--nodes", usedNodes, "--force")).isEqualTo(ExitCodes.OK);
       assertThat((String) used.command(1, "GET", "__redlock__:fresh"))
-          .startsWith("redlock-fresh/1 run_id=");
+          .startsWith("redlock-node/2 run=")
+          .contains(" why=init ")
+          .containsPattern(" cluster=[0-9a-f]{12}/3$");
     }
   }
 

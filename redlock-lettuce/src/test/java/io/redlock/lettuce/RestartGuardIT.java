@@ -116,7 +116,13 @@ class RestartGuardIT {
     InitReport done = Redlock.init(config().build(), false);
     assertThat(done.complete()).isTrue();
     String runId = done.nodes().get(2).runId();
-    assertThat(servers.command(2, "GET", FreshMarker.key(""))).isEqualTo(FreshMarker.value(runId));
+    // init's marker, then its record: this process admitted, the cluster's identity written
+    assertThat(servers.command(2, "GET", FreshMarker.key("")))
+        .asString()
+        .startsWith("redlock-node/2 run=" + runId + " ")
+        .contains(" admitted=" + runId + " ")
+        .contains(" why=init ")
+        .containsPattern(" cluster=[0-9a-f]{12}/3$");
     try (Redlock redlock = Redlock.create(config().maxTtl(Duration.ofSeconds(60)).build())) {
       acquireEventually(redlock, "after-init").release();
     }
