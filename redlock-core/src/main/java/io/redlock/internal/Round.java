@@ -140,8 +140,8 @@ final class Round {
       round.requests[i] = reply;
       // handle, not whenComplete: whenComplete's own future would fail too, with a new
       // CompletionException and its stack trace, for every failed vote; a node set aside
-      // fails one on every round (a stack trace per round was the largest cost a stalled
-      // node added to each cycle, docs/performance.md).
+      // fails one on every round (those stack traces were most of what a stalled node added
+      // to the allocation of each cycle, docs/performance.md).
       reply.handle(
           (answer, error) -> {
             round.answer(index, answer, error);
