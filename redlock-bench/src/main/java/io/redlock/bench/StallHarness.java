@@ -61,6 +61,7 @@ public final class StallHarness {
 
   private static final Duration TTL = Duration.ofSeconds(10);
   private static final int CONTENDERS = 4;
+  private static final Duration WARM_UP = Duration.ofSeconds(15);
 
   /**
    * Each contender starts one attempt per this much time at most: 2 ms. A load of its own,
@@ -121,7 +122,7 @@ public final class StallHarness {
         runs.add(run);
       }
     }
-    String section = section(runs, stall, window, load, started);
+    String section = section(runs, stall, window, load + ", at the end " + loadAverage(), started);
     write(out, section);
     System.out.println(section);
     System.exit(0);
@@ -154,7 +155,9 @@ public final class StallHarness {
             Redlock.create(RedlockConfig.builder().nodes(uris).listener(listener).build())) {
           Driver driver = new Driver(redlock, threads, scenario);
           try {
-            sleep(Duration.ofSeconds(5)); // warm-up
+            // Warm-up: with 5 s, the "before" window still ran while the JIT compiled (its
+            // first seconds slower than the rest), which flattered the ratio.
+            sleep(WARM_UP);
             double heapBefore = heapAfterGc();
             double before = driver.rate(window);
             Runnable stop;
@@ -347,13 +350,17 @@ public final class StallHarness {
                 + " run. Five local nodes, `Redlock` with the defaults (restart guard on, fleet"
                 + " declared fresh), in the harness's JVM (-Xmx1g); N threads lock and release"
                 + " resources of their own (ttl 10 s) while %d more contend for one resource"
-                + " and check mutual exclusion. The stall lasts %d s. Cycles/s is the median of"
+                + " and check mutual exclusion, each starting at most one attempt per %d ms"
+                + " (a load of their own, the same in every phase). After %d s of warm-up, the"
+                + " stall lasts %d s. Cycles/s is the median of"
                 + " the one-second counts in each window (%d s before, the stall, %d s after);"
                 + " heap is the heap in use after a full GC; recovery is the time from the"
                 + " node's return until every stalled node granted a vote again.\n\n",
             started,
             load,
             CONTENDERS,
+            CONTENDER_PACE_NANOS / 1_000_000L,
+            WARM_UP.toSeconds(),
             stall.toSeconds(),
             window.toSeconds(),
             window.toSeconds()));
