@@ -350,11 +350,13 @@ public final class LockEngine {
                     CompletionStage<Boolean> reply =
                         mayHold.test(index) ? request.apply(node) : NOTHING_TO_DELETE;
                     if (majority != null) {
-                      reply.whenComplete(
+                      // handle: no CompletionException per failed reply (see Round.start)
+                      reply.handle(
                           (ok, error) -> {
                             if (error == null && answered.incrementAndGet() == quorum) {
                               majority.complete(null);
                             }
+                            return null;
                           });
                     }
                     return reply;

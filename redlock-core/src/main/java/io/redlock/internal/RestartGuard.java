@@ -557,9 +557,10 @@ final class RestartGuard {
       } else if (!registerFailureLogged[index]
           && !(cause instanceof java.util.concurrent.TimeoutException)
           && !(cause instanceof java.io.IOException)
+          && !(cause instanceof io.redlock.spi.NodeStalledException)
           && standing.get(index) == KNOWN) {
-        // A node that answers with an error (OOM, LOADING, a failing script); a lost or slow
-        // connection is routine, and said at DEBUG.
+        // A node that answers with an error (OOM, LOADING, a failing script); a lost, slow or
+        // stalled connection is routine, and said at DEBUG (the transport tells a stall once).
         // Said once loudly: the node does not count for this client until a raise succeeds;
         // then at DEBUG, for it repeats every second.
         registerFailureLogged[index] = true;

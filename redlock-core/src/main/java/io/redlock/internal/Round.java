@@ -138,7 +138,15 @@ final class Round {
         reply = CompletableFuture.failedFuture(e);
       }
       round.requests[i] = reply;
-      reply.whenComplete((answer, error) -> round.answer(index, answer, error));
+      // handle, not whenComplete: whenComplete's own future would fail too, with a new
+      // CompletionException and its stack trace, for every failed vote; a node set aside
+      // fails one on every round (those stack traces were most of what a stalled node added
+      // to the allocation of each cycle, docs/performance.md).
+      reply.handle(
+          (answer, error) -> {
+            round.answer(index, answer, error);
+            return null;
+          });
     }
     round.sent();
     return round;

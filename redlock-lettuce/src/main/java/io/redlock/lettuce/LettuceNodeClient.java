@@ -177,23 +177,27 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
+    if (backlog.isSilent()) {
+      return setAside();
+    }
     CompletableFuture<String> server = commands.info("server").toCompletableFuture();
     CompletableFuture<String> replication = commands.info("replication").toCompletableFuture();
     CompletableFuture<List<String>> clock = commands.time().toCompletableFuture();
-    return server
-        .thenCombine(replication, (s, r) -> new String[] {s, r})
-        .thenCombine(
-            clock,
-            (texts, time) ->
-                new NodeInfo(
-                    field(texts[0], "run_id"),
-                    field(texts[1], "role"),
-                    Long.parseLong(field(texts[0], "uptime_in_seconds")),
-                    Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)),
-                    null,
-                    null,
-                    null,
-                    optionalField(texts[0], "redis_version")));
+    return withTimeouts(
+        server
+            .thenCombine(replication, (s, r) -> new String[] {s, r})
+            .thenCombine(
+                clock,
+                (texts, time) ->
+                    new NodeInfo(
+                        field(texts[0], "run_id"),
+                        field(texts[1], "role"),
+                        Long.parseLong(field(texts[0], "uptime_in_seconds")),
+                        Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)),
+                        null,
+                        null,
+                        null,
+                        optionalField(texts[0], "redis_version"))));
   }
 
   /**
@@ -211,7 +215,10 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
-    CompletableFuture<NodeInfo> basic = info().toCompletableFuture();
+    if (backlog.isSilent()) {
+      return setAside();
+    }
+    CompletableFuture<NodeInfo> basic = info().toCompletableFuture(); // timeouts mapped
     CompletableFuture<String> marker = optional(commands.get(markerKey));
     CompletableFuture<String> persistence = optional(commands.info("persistence"));
     CompletableFuture<java.util.Map<String, String>> fsync = configGet(commands, "appendfsync");
@@ -335,15 +342,17 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
-    return commands
-        .<List<Object>>eval(
-            Script.UPDATE_RECORD.source(),
-            ScriptOutputType.MULTI,
-            new String[] {key},
-            expected,
-            value,
-            runId)
-        .toCompletableFuture()
+    if (backlog.isSilent()) {
+      return setAside();
+    }
+    return withTimeouts(
+            commands.<List<Object>>eval(
+                Script.UPDATE_RECORD.source(),
+                ScriptOutputType.MULTI,
+                new String[] {key},
+                expected,
+                value,
+                runId))
         .thenApply(
             reply ->
                 ((Number) reply.get(0)).longValue() == 1L
@@ -460,16 +469,18 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
+    if (backlog.isSilent()) {
+      return setAside();
+    }
     // EVAL, not EVALSHA: once a second per node, the script's text costs nothing that
     // matters, and there is no NOSCRIPT round trip after a restart.
-    return commands
-        .<List<Object>>eval(
-            Script.RAISE_MAX_TTL.source(),
-            ScriptOutputType.MULTI,
-            new String[] {key},
-            Long.toString(maxTtlMillis),
-            Long.toString(holdMillis))
-        .toCompletableFuture()
+    return withTimeouts(
+            commands.<List<Object>>eval(
+                Script.RAISE_MAX_TTL.source(),
+                ScriptOutputType.MULTI,
+                new String[] {key},
+                Long.toString(maxTtlMillis),
+                Long.toString(holdMillis)))
         .thenApply(
             reply ->
                 new MaxTtlRegister(
@@ -650,6 +661,48 @@ final class LettuceNodeClient implements NodeClient {
       chars += key.length();
     }
     return chars;
+  }
+
+  /**
+   * A request of the restart guard (probe, register raise, record) while the node is set aside
+   * as silent: failed at once. The guard asks every node once a second, and a silent node
+   * answers nothing: each probe's commands would stay in Lettuce's stack until the node
+   * answers or the connection closes (a Lettuce timeout does not free a written command), and
+   * within a minute they filled it to its bound, past which Lettuce logs a WARN with a stack
+   * trace for every command it refuses. The sentinel ({@link #sendSentinel}) learns when the
+   * node answers again; the guard's next probe then goes out, and the node counts again under
+   * the guard's rules once it is answered.
+   */
+  private <V> CompletionStage<V> setAside() {
+    backlog.otherRequestNotSent();
+    return CompletableFuture.failedFuture(new NodeStalledException(backlog.refusal()));
+  }
+
+  /**
+   * {@code reply} with a Lettuce timeout reported as a {@link
+   * java.util.concurrent.TimeoutException} (with it as the cause), as {@link NodeClient} asks
+   * of requests that are not votes: the restart guard tells a slow or lost node, which is
+   * routine and said at DEBUG, from a node that answers with an error by that.
+   */
+  private static <V> CompletableFuture<V> withTimeouts(CompletionStage<V> reply) {
+    CompletableFuture<V> mapped = new CompletableFuture<>();
+    reply.handle(
+        (value, error) -> {
+          if (error == null) {
+            mapped.complete(value);
+          } else {
+            Throwable cause = unwrap(error);
+            if (cause instanceof io.lettuce.core.RedisCommandTimeoutException) {
+              java.util.concurrent.TimeoutException timeout =
+                  new java.util.concurrent.TimeoutException(cause.getMessage());
+              timeout.initCause(cause);
+              cause = timeout;
+            }
+            mapped.completeExceptionally(cause);
+          }
+          return null;
+        });
+    return mapped;
   }
 
   /** A vote the backlog refused: failed at once, {@code STALLED}. */

@@ -99,7 +99,14 @@ final class NodeBacklog {
     this.silentAfter = silentAfter;
     this.silentForNanos = silentForNanos;
     this.clock = clock;
+    this.setAside =
+        "set aside: requests in a row got no answer for "
+            + silentForNanos / 1_000_000L
+            + " ms or more; asked again once it answers";
   }
+
+  /** {@link #refusal()} while the node is set aside. */
+  private final String setAside;
 
   /**
    * Admits a request of {@code size} bytes, a {@code release} (or undo) or a vote: whether it
@@ -159,9 +166,7 @@ final class NodeBacklog {
   /** Why {@link #admit} refused, for the vote's detail. */
   String refusal() {
     if (silent) {
-      return "set aside: requests in a row got no answer for "
-          + silentForNanos / 1_000_000L
-          + " ms or more; asked again once it answers";
+      return setAside; // every vote of a node set aside: made once
     }
     return "backlog full: "
         + requests.get()
@@ -390,5 +395,17 @@ final class NodeBacklog {
   /** Votes failed at once, since the start. */
   long refused() {
     return refused.sum();
+  }
+
+  private final LongAdder otherRequestsNotSent = new LongAdder();
+
+  /** A request that is not a vote (a restart guard's probe) was failed at once: set aside. */
+  void otherRequestNotSent() {
+    otherRequestsNotSent.increment();
+  }
+
+  /** Requests other than votes failed at once because the node was set aside, since the start. */
+  long otherRequestsNotSent() {
+    return otherRequestsNotSent.sum();
   }
 }

@@ -165,6 +165,25 @@ class StalledNodeIT {
       assertThat(stalledVotes.get() - stalledAtSetAside).isPositive();
       assertThat(timeoutsOfStopped.get()).isEqualTo(timeoutsAfterSetAside);
 
+      // Once the release room is full too, nothing more is written to the node while it is
+      // set aside: not its votes, not its releases, and not the restart guard's probes, which
+      // ask every node once a second and would stay in Lettuce's stack unanswered (a minute of
+      // them filled it past its bound, where Lettuce logs a WARN per refused command). Read
+      // again once the guard asked the node twice more (a probe and a register raise each).
+      Timing.await(
+          "the release room of the stopped node full",
+          Duration.ofSeconds(30),
+          () -> node.backlog().requests() == 2 * LettuceTransport.MAX_PENDING_REQUESTS);
+      int heldWhenFull = commandsHeldFor(0);
+      long guardAsked = node.backlog().otherRequestsNotSent();
+      Timing.await(
+          "two more probes of the restart guard",
+          Duration.ofSeconds(30),
+          () -> node.backlog().otherRequestsNotSent() >= guardAsked + 4);
+      assertThat(commandsHeldFor(0))
+          .as("commands held for the node set aside, its release room full")
+          .isEqualTo(heldWhenFull);
+
       servers.resume(0);
       long grantedBefore = grantedByStopped.get();
       Timing.await(
