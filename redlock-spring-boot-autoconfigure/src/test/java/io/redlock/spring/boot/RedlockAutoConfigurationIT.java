@@ -32,6 +32,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.SpringVersion;
 import org.springframework.integration.support.locks.LockRegistry;
@@ -462,6 +463,23 @@ class RedlockAutoConfigurationIT {
               assertThat(stackMessages(context.getStartupFailure()))
                   .contains("RedlockConfigCustomizer");
             });
+  }
+
+  @Test
+  void aCustomizerBeanAsTheDocsWriteIt() {
+    runner
+        .withPropertyValues(nodes())
+        .withUserConfiguration(FencedLocks.class)
+        .run(context -> assertThat(context.getBean(Redlock.class).config().fencing()).isTrue());
+  }
+
+  /** docs/integrations.md, "Spring Boot". */
+  @Configuration(proxyBeanMethods = false)
+  static class FencedLocks {
+    @Bean
+    RedlockConfigCustomizer fencedLocks() {
+      return builder -> builder.fencing(true);
+    }
   }
 
   @Test
