@@ -423,6 +423,21 @@ public final class Redlock implements AutoCloseable {
     return names;
   }
 
+  /**
+   * Each node as this instance sees it now, in configuration order: whether it answers,
+   * whether the restart guard counts its votes, and what keeps it from voting (see {@link
+   * NodeState}). Locks can be granted while at least {@link #quorum()} nodes are {@link
+   * NodeState.Status#COUNTED}. It is what the library already knows from the restart guard's
+   * probes, once a second, and the connections' events: it sends nothing and never blocks, so a
+   * health check or a gauge may call it as often as it likes.
+   *
+   * @return an immutable list with one state per node
+   * @since 0.1.0
+   */
+  public List<NodeState> nodeStates() {
+    return List.copyOf(engine.nodeStates());
+  }
+
   /** The number of nodes that must grant a lock: {@code nodes / 2 + 1}. */
   public int quorum() {
     return engine.quorum();

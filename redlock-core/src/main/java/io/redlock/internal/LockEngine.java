@@ -242,6 +242,11 @@ public final class LockEngine {
         });
   }
 
+  /** Each node as the restart guard knows it now; sends nothing. */
+  public List<io.redlock.NodeState> nodeStates() {
+    return guard.nodeStates();
+  }
+
   /** The restart guard of this engine, for the failure report of an acquisition. */
   RestartGuard guard() {
     return guard;

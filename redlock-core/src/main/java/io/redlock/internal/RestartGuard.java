@@ -4,6 +4,7 @@ import io.redlock.RedlockConfigException;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
+import io.redlock.spi.Refusals;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,6 +28,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The guard reads each node ({@link NodeClient#info(String)}) when it is first reached,
  * after every lost connection (before which the node does not count), and once a second.
+ * With the guard off, it still probes every node once a second, to know which answer
+ * ({@link #nodeStates()}); after the first look at a process it then judges nothing.
  * <ul>
  *   <li>A new {@code run_id} is a new process. Redis computes its uptime from its wall
  *       clock, which may have stepped, so its start is taken as no earlier than the last
@@ -149,6 +152,13 @@ final class RestartGuard {
   private final AtomicIntegerArray epochs;
   private final boolean[] heldBackLogged;
   private final boolean[] probedOnce;
+
+  /** Whether node i answered its last probe on its current connection. */
+  private final boolean[] answered;
+
+  /** Why node i is not reachable now, for people; null while it is. */
+  private final String[] unreachable;
+
   private final CompletableFuture<Void> firstProbes = new CompletableFuture<>();
   private int firstProbesLeft;
   private boolean startDecided; // guarded by this
@@ -218,6 +228,9 @@ final class RestartGuard {
     this.epochs = new AtomicIntegerArray(n);
     this.heldBackLogged = new boolean[n];
     this.probedOnce = new boolean[n];
+    this.answered = new boolean[n];
+    this.unreachable = new String[n];
+    java.util.Arrays.fill(unreachable, "not probed yet");
     this.registerState = new AtomicIntegerArray(n);
     this.registerCovered = new AtomicLongArray(n);
     this.seenMaxTtl = new long[n];
@@ -405,6 +418,42 @@ final class RestartGuard {
   }
 
   /**
+   * Each node as this guard knows it now (see {@link io.redlock.NodeState}): whether it
+   * answered its last probe on its current connection, whether its votes count, and the first
+   * thing that keeps it from voting. Sends nothing.
+   */
+  public synchronized List<io.redlock.NodeState> nodeStates() {
+    List<io.redlock.NodeState> states = new ArrayList<>(nodes.size());
+    for (int i = 0; i < nodes.size(); i++) {
+      boolean reachable = answered[i];
+      boolean counted = counts(i);
+      io.redlock.NodeState.Status status;
+      String reason;
+      if (!reachable) {
+        status = io.redlock.NodeState.Status.UNREACHABLE;
+        reason = unreachable[i] != null ? unreachable[i] : "no answer to the last probe";
+      } else if (counted) {
+        status = io.redlock.NodeState.Status.COUNTED;
+        reason = "";
+      } else {
+        int state = standing.get(i);
+        status =
+            state == EXCLUDED
+                ? io.redlock.NodeState.Status.EXCLUDED
+                : refusal[i] != null
+                    ? io.redlock.NodeState.Status.PROBE_REFUSED
+                    : state == KNOWN && !registerCovers(i, time.nanoTime())
+                        ? io.redlock.NodeState.Status.UNCONFIRMED
+                        : io.redlock.NodeState.Status.HELD_BACK;
+        reason = whyHeldBack(i);
+      }
+      states.add(
+          new io.redlock.NodeState(i, nodes.get(i).name(), reachable, counted, status, reason));
+    }
+    return states;
+  }
+
+  /**
    * Reports nodes held back and counted again to {@code events}, from the timer thread (never
    * under this object's monitor).
    */
@@ -441,22 +490,19 @@ final class RestartGuard {
     }
     logs.write();
     for (int i = 0; i < nodes.size(); i++) {
-      // Without the guard, only nodes never reached need probing: for the start-up checks.
-      if (holdBackRestarts || runIdOf(i) == null) {
-        probe(i);
-      }
+      // Without the guard too: the start-up checks of a node never reached, and whether each
+      // node answers (nodeStates).
+      probe(i);
     }
     scheduleTick();
-  }
-
-  private synchronized String runIdOf(int index) {
-    return runIds[index];
   }
 
   private void disconnected(int index) {
     synchronized (this) {
       // A new process behind the address is held back from no earlier than now.
       disconnectedAt[index] = time.nanoTime();
+      answered[index] = false;
+      unreachable[index] = "connection lost";
     }
     // The next process behind this address may be a new one: count nothing from it until a
     // probe says which process it is. A probe already in flight may be answered by the old
@@ -470,16 +516,21 @@ final class RestartGuard {
   }
 
   private void probe(int index) {
+    boolean reachOnly;
     synchronized (this) {
       if (probing[index] || closed) {
         return;
       }
       probing[index] = true;
+      // Without the guard, a node whose process was read once is only asked whether it
+      // answers: nothing is judged from it (see learn).
+      reachOnly = !holdBackRestarts && runIds[index] != null;
     }
     int epoch = epochs.get(index);
     long sent = time.nanoTime();
     NodeClient node = nodes.get(index);
-    CompletableFuture<NodeInfo> reply = call(() -> node.info(markerKey));
+    CompletableFuture<NodeInfo> reply =
+        reachOnly ? call(node::info) : call(() -> node.info(markerKey));
     // The register is raised with the same probe, so that the window is known to be the
     // cluster's before the answer can make the node count.
     CompletableFuture<Void> raised =
@@ -493,7 +544,7 @@ final class RestartGuard {
             : CompletableFuture.completedFuture(null);
     reply
         .thenCombine(raised, (info, ignored) -> info)
-        .whenComplete((info, error) -> probed(index, epoch, sent, info, error));
+        .whenComplete((info, error) -> probed(index, epoch, sent, reachOnly, info, error));
   }
 
   private static <T> CompletableFuture<T> call(
@@ -541,7 +592,7 @@ final class RestartGuard {
       // Named in the votes' detail whatever it is (an OOM, say), but a refusal only at WARN.
       String failure = oneLine(cause);
       registerFailure[index] = failure;
-      if (io.redlock.spi.Refusals.isRefusal(cause)) {
+      if (Refusals.isRefusal(cause)) {
         if (!registerRefusalLogged[index]) {
           registerRefusalLogged[index] = true;
           logs.add(
@@ -661,7 +712,13 @@ final class RestartGuard {
     return String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
   }
 
-  private void probed(int index, int epoch, long sent, NodeInfo info, Throwable error) {
+  /** The failure in one line: its message, or its type when it has none. */
+  private static String describe(Throwable cause) {
+    return cause.getMessage() == null ? cause.getClass().getSimpleName() : oneLine(cause);
+  }
+
+  private void probed(
+      int index, int epoch, long sent, boolean reachOnly, NodeInfo info, Throwable error) {
     long received = time.nanoTime();
     RedlockConfigException refused = null;
     boolean startFailed = false;
@@ -674,10 +731,14 @@ final class RestartGuard {
         String name = nodes.get(index).name();
         logs.add(() -> log.debug("node={} probe answered across a lost connection: ignored", name));
       } else if (error == null) {
+        answered[index] = true;
+        unreachable[index] = null;
         refusal[index] = null;
-        refused = learn(index, sent, received, info, logs);
+        if (!reachOnly) {
+          refused = learn(index, sent, received, info, logs);
+        }
       } else {
-        failedProbe(index, error, logs);
+        failedProbe(index, epoch, error, logs);
       }
       if (!probedOnce[index]) {
         probedOnce[index] = true;
@@ -712,17 +773,26 @@ final class RestartGuard {
 
   /**
    * A probe failed. Unreachable or slow nodes, and passing errors, are routine; a node that
-   * refuses the probe ({@link io.redlock.spi.Refusals#isRefusal}: an ACL without INFO or TIME, a renamed
+   * refuses the probe ({@link Refusals#isRefusal}: an ACL without INFO or TIME, a renamed
    * command, a proxy that blocks them) would never count, silently: it is named once at WARN,
    * and its votes' detail says so.
    */
-  private void failedProbe(int index, Throwable error, LogLines logs) {
+  private void failedProbe(int index, int epoch, Throwable error, LogLines logs) {
     Throwable cause = Futures.unwrap(error);
     String name = nodes.get(index).name();
-    if (!io.redlock.spi.Refusals.isRefusal(cause)) {
+    boolean current = epoch == epochs.get(index);
+    if (!Refusals.isRefusal(cause)) {
       String failure = cause.toString();
+      if (current) {
+        answered[index] = false;
+        unreachable[index] = "no answer to the restart guard's probe: " + describe(cause);
+      }
       logs.add(() -> log.debug("node={} not probed: {}", name, failure));
       return;
+    }
+    if (current) {
+      answered[index] = true; // a refusal is an answer
+      unreachable[index] = null;
     }
     String message = oneLine(cause);
     refusal[index] = message;
@@ -1009,7 +1079,7 @@ final class RestartGuard {
         if (cause instanceof UnsupportedOperationException) {
           // A transport without records: this client keeps the history in memory only.
           recordUnsupported[index] = true;
-        } else if (io.redlock.spi.Refusals.isRefusal(cause) && !recordRefusalLogged[index]) {
+        } else if (Refusals.isRefusal(cause) && !recordRefusalLogged[index]) {
           recordRefusalLogged[index] = true;
           String failure = oneLine(cause);
           logs.add(

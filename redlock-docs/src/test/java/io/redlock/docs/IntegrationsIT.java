@@ -9,6 +9,7 @@ import io.redlock.Lease;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.micrometer.RedlockMetrics;
+import io.redlock.micrometer.RedlockNodeGauges;
 import io.redlock.shedlock.RedlockLockProvider;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
@@ -98,6 +99,8 @@ class IntegrationsIT {
     Redlock redlock =
         Redlock.create(RedlockConfig.builder().nodes(nodes).listener(metrics).build());
     try (redlock) {
+      new RedlockNodeGauges(redlock).bindTo(meterRegistry);
+      assertThat(meterRegistry.get("redlock.nodes.quorum").gauge().value()).isEqualTo(2.0);
       try (Lease lease = redlock.acquire("nightly", Duration.ofSeconds(2))) {
         lease.ensureValid();
       }

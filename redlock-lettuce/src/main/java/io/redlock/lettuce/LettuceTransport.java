@@ -290,15 +290,25 @@ public final class LettuceTransport implements NodeTransport {
               + " tls.allowUnverified): anyone on the path can pose as this node",
           node.name());
     }
-    if (tls.trustedCertificates() == null && tls.clientCertificateChain() == null) {
+    if (!tls.customizesConnections()) {
       return; // the JVM's default trust store, no client certificate
     }
     SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
     if (tls.trustedCertificates() != null) {
       ssl.trustManager(tls.trustedCertificates().toFile());
+    } else if (tls.trustManagerFactory() != null) {
+      ssl.trustManager(tls.trustManagerFactory());
     }
     if (tls.clientCertificateChain() != null) {
       ssl.keyManager(tls.clientCertificateChain().toFile(), tls.clientPrivateKey().toFile(), null);
+    } else if (tls.keyManagerFactory() != null) {
+      ssl.keyManager(tls.keyManagerFactory());
+    }
+    if (!tls.protocols().isEmpty()) {
+      ssl.protocols(tls.protocols().toArray(new String[0]));
+    }
+    if (!tls.cipherSuites().isEmpty()) {
+      ssl.cipherSuites(tls.cipherSuites().toArray(new String[0]));
     }
     options.sslOptions(ssl.build());
   }

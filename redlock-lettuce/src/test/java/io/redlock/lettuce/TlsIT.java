@@ -214,6 +214,77 @@ class TlsIT {
   }
 
   @Test
+  void trustAndKeyManagerFactoriesServeAsTheTrustStoreAndClientCertificate() throws Exception {
+    try (RedisServers strict =
+        RedisServers.builder().count(3).tls(true).tlsClientAuth(true).fresh(true).start()) {
+      List<String> uris = new ArrayList<>();
+      for (int i = 0; i < strict.size(); i++) {
+        uris.add(strict.tlsUri(i));
+      }
+      java.security.KeyStore trust = java.security.KeyStore.getInstance("PKCS12");
+      try (var in = java.nio.file.Files.newInputStream(strict.tlsTrustStore())) {
+        trust.load(in, "changeit".toCharArray());
+      }
+      javax.net.ssl.TrustManagerFactory trustManagers =
+          javax.net.ssl.TrustManagerFactory.getInstance(
+              javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+      trustManagers.init(trust);
+      javax.net.ssl.KeyManagerFactory keyManagers =
+          keyManagers(strict.tlsCertificate(), strict.tlsPrivateKey());
+      TlsSettings tls =
+          TlsSettings.builder()
+              .trustManagerFactory(trustManagers)
+              .keyManagerFactory(keyManagers)
+              .protocols("TLSv1.3", "TLSv1.2")
+              .build();
+      assertThat(tls.toString())
+          .contains("TrustManagerFactory")
+          .contains("KeyManagerFactory")
+          .contains("TLSv1.3");
+      RedlockConfig config = config().toBuilder().nodes(uris).tls(tls).build();
+      try (Redlock redlock = Redlock.create(config);
+          Lease lease = redlock.acquire("tls:factories", Duration.ofSeconds(10))) {
+        assertThat(strict.holding("tls:factories", lease.token())).isGreaterThanOrEqualTo(2);
+      }
+      assertThatThrownBy(
+              () ->
+                  TlsSettings.builder()
+                      .trustManagerFactory(trustManagers)
+                      .trustedCertificates(strict.tlsCertificate())
+                      .build())
+          .isInstanceOf(RedlockConfigException.class)
+          .hasMessage("tls.trustedCertificates and tls.trustManagerFactory are both set; give one");
+    }
+  }
+
+  /** Key managers holding the certificate and PKCS#8 key of two PEM files. */
+  private static javax.net.ssl.KeyManagerFactory keyManagers(
+      java.nio.file.Path certificate, java.nio.file.Path key) throws Exception {
+    java.security.cert.Certificate cert;
+    try (var in = java.nio.file.Files.newInputStream(certificate)) {
+      cert = java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(in);
+    }
+    String pem =
+        java.nio.file.Files.readString(key)
+            .replaceAll("-----[A-Z ]+-----", "")
+            .replaceAll("\\s", "");
+    java.security.spec.PKCS8EncodedKeySpec spec =
+        new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getDecoder().decode(pem));
+    java.security.PrivateKey privateKey =
+        java.security.KeyFactory.getInstance(cert.getPublicKey().getAlgorithm())
+            .generatePrivate(spec);
+    java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
+    store.load(null, null);
+    char[] password = "unused".toCharArray();
+    store.setKeyEntry("client", privateKey, password, new java.security.cert.Certificate[] {cert});
+    javax.net.ssl.KeyManagerFactory factory =
+        javax.net.ssl.KeyManagerFactory.getInstance(
+            javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+    factory.init(store, password);
+    return factory;
+  }
+
+  @Test
   void aMissingPemFileIsRefusedNamingTheSetting() {
     assertThatThrownBy(
             () ->

@@ -47,7 +47,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Meters (tag values in lower case):
  * <ul>
  *   <li>{@code redlock.acquire}: timer, from the start of an acquisition to its end, tagged
- *       {@code outcome} ({@code acquired}, {@code unavailable}, {@code cancelled});
+ *       {@code outcome} ({@code acquired}, {@code unavailable}, {@code cancelled}); with an
+ *       {@link ObservationRegistry}, the observation's meter handler makes it instead (see
+ *       below);
  *   <li>{@code redlock.acquire.attempts}: distribution summary, attempts per acquisition,
  *       tagged {@code outcome};
  *   <li>{@code redlock.node.votes}: counter, one per node and round, tagged {@code node} (its
@@ -71,16 +73,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * their number is unbounded in most services. Node addresses are, since the configuration
  * bounds them.
  *
- * <p>With an {@link ObservationRegistry}, each acquisition is also an {@link Observation}
- * named {@code redlock.acquisition} (contextual name {@code redlock acquire}), started on the
- * thread that asks for the lock, so that it is a child of the observation current there, and
- * stopped when the acquisition ends, with the low-cardinality key value {@code outcome} (as
- * above, or {@code unknown}: see below) and the high-cardinality key values {@code attempts}
- * and {@code ttl.ms} (and {@code resource} with {@link Builder#resourceTags(boolean)}). Only
- * {@code outcome} is low-cardinality, so a meter handler on the observation registry makes one
- * timer per outcome, not one per attempt count or ttl. A tracing bridge turns it into a span.
- * (It is not named {@code redlock.acquire}, so that a meter handler does not register a second
- * timer of that name with other tags.)
+ * <p>With an {@link ObservationRegistry}, each acquisition is an {@link Observation} named
+ * {@code redlock.acquire} (contextual name {@code redlock acquire}), started on the thread that
+ * asks for the lock, so that it is a child of the observation current there, and stopped when
+ * the acquisition ends, with the low-cardinality key values {@code outcome} (as above, or
+ * {@code unknown}: see below), the {@link Builder#tags(Iterable) tags} and, with {@link
+ * Builder#resourceTags(boolean)}, {@code resource}; and the high-cardinality key values
+ * {@code attempts} and {@code ttl.ms}. A tracing bridge turns it into a span. The timer
+ * {@code redlock.acquire} is then the one the registry's meter handler makes of the
+ * observation (Micrometer's {@code DefaultMeterObservationHandler}, which Spring Boot
+ * registers; it adds the tag {@code error}, and a long-task timer {@code
+ * redlock.acquire.active}), and this class records none of its own: one timer per
+ * acquisition, not two. An observation registry without a meter handler therefore gives spans
+ * and no acquisition timer. Whether acquisitions are observed is decided when this is built,
+ * by whether the registry has any handler then ({@link ObservationRegistry#isNoop()}).
  *
  * <p>Every listener method is quick and never blocks: it updates meters, as Micrometer meters
  * are made to be updated on any thread.
@@ -109,6 +115,10 @@ public final class RedlockMetrics implements RedlockListener {
 
   private final MeterRegistry registry;
   private final ObservationRegistry observations;
+
+  /** Whether acquisitions are observations, timed by the registry's meter handler. */
+  private final boolean observed;
+
   private final boolean resourceTags;
   private final Tags tags;
 
@@ -135,6 +145,7 @@ public final class RedlockMetrics implements RedlockListener {
   private RedlockMetrics(Builder b) {
     this.registry = b.registry;
     this.observations = b.observations;
+    this.observed = !b.observations.isNoop();
     this.resourceTags = b.resourceTags;
     this.tags = b.tags;
     this.clock = registry.config().clock();
@@ -144,7 +155,9 @@ public final class RedlockMetrics implements RedlockListener {
             : b.abandonAfter.toNanos();
     this.nextSweep = new AtomicLong(clock.monotonicTime() + SWEEP_INTERVAL_NANOS);
     for (AcquireOutcome outcome : AcquireOutcome.values()) {
-      acquireTimers.put(outcome, acquireTimer(outcome, Tags.empty()));
+      if (!observed) {
+        acquireTimers.put(outcome, acquireTimer(outcome, Tags.empty()));
+      }
       attemptSummaries.put(outcome, attemptSummary(outcome, Tags.empty()));
     }
     for (ExtendOutcome outcome : ExtendOutcome.values()) {
@@ -168,16 +181,19 @@ public final class RedlockMetrics implements RedlockListener {
 
   @Override
   public void acquireStarted(RedlockEvent.AcquireStarted event) {
-    if (observations.isNoop()) {
+    if (!observed) {
       return;
     }
     // No sweep here: this runs on the caller's thread, the others on the listener's.
     Observation observation =
-        Observation.createNotStarted("redlock.acquisition", observations)
+        Observation.createNotStarted("redlock.acquire", observations)
             .contextualName("redlock acquire")
             .highCardinalityKeyValue("ttl.ms", Long.toString(event.ttl().toMillis()));
+    for (Tag tag : tags) {
+      observation.lowCardinalityKeyValue(tag.getKey(), tag.getValue());
+    }
     if (resourceTags) {
-      observation.highCardinalityKeyValue("resource", String.join(",", event.resources()));
+      observation.lowCardinalityKeyValue("resource", String.join(",", event.resources()));
     }
     acquiring.put(event.acquisition(), new Open(observation.start(), clock.monotonicTime()));
   }
@@ -187,10 +203,14 @@ public final class RedlockMetrics implements RedlockListener {
     sweepIfDue();
     Tags resource = resourceTags(event.resources());
     if (resourceTags) {
-      acquireTimer(event.outcome(), resource).record(event.elapsed());
+      if (!observed) {
+        acquireTimer(event.outcome(), resource).record(event.elapsed());
+      }
       attemptSummary(event.outcome(), resource).record(event.attempts());
     } else {
-      acquireTimers.get(event.outcome()).record(event.elapsed());
+      if (!observed) {
+        acquireTimers.get(event.outcome()).record(event.elapsed());
+      }
       attemptSummaries.get(event.outcome()).record(event.attempts());
     }
     if (event.lease() != null) {
@@ -378,7 +398,9 @@ public final class RedlockMetrics implements RedlockListener {
 
     /**
      * Where acquisitions are observed; none by default ({@link ObservationRegistry#NOOP}),
-     * and then no observation is created.
+     * and then no observation is created and this class times acquisitions itself. With a
+     * registry that has handlers, the timer {@code redlock.acquire} is the one its meter
+     * handler makes (see the class comment): give it a registry with one.
      */
     public Builder observationRegistry(ObservationRegistry observations) {
       this.observations = Objects.requireNonNull(observations, "observationRegistry");

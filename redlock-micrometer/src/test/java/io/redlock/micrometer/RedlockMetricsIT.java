@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -52,6 +53,10 @@ class RedlockMetricsIT {
     servers = RedisServers.startFresh(5);
     registry = new SimpleMeterRegistry();
     ObservationRegistry observations = RedlockMetricsTest.observedBy(observed);
+    // as Spring Boot's registry has it: the acquisition timer is the one it makes
+    observations
+        .observationConfig()
+        .observationHandler(new DefaultMeterObservationHandler(registry));
     RedlockMetrics metrics =
         RedlockMetrics.builder(registry).observationRegistry(observations).build();
     redlock =
@@ -66,6 +71,7 @@ class RedlockMetricsIT {
                 .retryCount(2)
                 .listener(metrics)
                 .build());
+    new RedlockNodeGauges(redlock).bindTo(registry);
   }
 
   @AfterAll
@@ -181,7 +187,7 @@ class RedlockMetricsIT {
             observed.stream()
                 .anyMatch(
                     c ->
-                        c.getName().equals("redlock.acquisition")
+                        c.getName().equals("redlock.acquire")
                             && "acquired"
                                 .equals(c.getLowCardinalityKeyValue("outcome").getValue())));
   }
@@ -244,6 +250,7 @@ class RedlockMetricsIT {
 
   @Test
   void aKilledNodeShowsInTheVoteCountersAndARestartedOneInTheHeldBackGauge() throws Exception {
+    assertThat(gauge("redlock.nodes.quorum")).isEqualTo(3.0);
     acquireEventually(resource()).release();
     Timing.await(
         "the fresh fleet counted",
@@ -255,8 +262,12 @@ class RedlockMetricsIT {
     awaitEveryVoteOf(node4);
     double granted =
         count("redlock.node.votes", "node", node4, "operation", "acquire", "outcome", "granted");
+    Timing.await("five nodes counted", WAIT, () -> gauge("redlock.nodes.counted") == 5.0);
     servers.kill(4);
     try {
+      // from the lost connection, without a request
+      Timing.await("node 4 unreachable", WAIT, () -> gauge("redlock.nodes.reachable") == 4.0);
+      assertThat(gauge("redlock.nodes.counted")).isEqualTo(4.0);
       for (int i = 0; i < 5; i++) {
         acquireEventually(resource()).release(); // four nodes still make a majority
       }
@@ -290,9 +301,15 @@ class RedlockMetricsIT {
         "node 4 held back",
         WAIT,
         () -> registry.get("redlock.nodes.held.back").gauge().value() == 1.0);
+    Timing.await("node 4 reachable again", WAIT, () -> gauge("redlock.nodes.reachable") == 5.0);
     Timing.await(
         "node 4 counted again",
         WAIT,
         () -> registry.get("redlock.nodes.held.back").gauge().value() == 0.0);
+    Timing.await("node 4 counted", WAIT, () -> gauge("redlock.nodes.counted") == 5.0);
+  }
+
+  private static double gauge(String name) {
+    return registry.get(name).gauge().value();
   }
 }

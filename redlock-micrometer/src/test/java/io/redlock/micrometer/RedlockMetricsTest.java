@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.LongTaskTimer;
 import io.micrometer.core.instrument.MockClock;
 import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleConfig;
@@ -253,7 +254,7 @@ class RedlockMetricsTest {
     request.stop();
 
     Observation.Context acquisition = stopped.get(0);
-    assertThat(acquisition.getName()).isEqualTo("redlock.acquisition");
+    assertThat(acquisition.getName()).isEqualTo("redlock.acquire");
     assertThat(acquisition.getContextualName()).isEqualTo("redlock acquire");
     assertThat(acquisition.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("acquired");
     assertThat(acquisition.getHighCardinalityKeyValue("attempts").getValue()).isEqualTo("2");
@@ -283,7 +284,7 @@ class RedlockMetricsTest {
   }
 
   @Test
-  void aMeterHandlerMakesOneTimerPerOutcomeNotOnePerAttemptCountOrTtl() {
+  void aMeterHandlerMakesTheOneTimerPerOutcomeNotOnePerAttemptCountOrTtl() {
     ObservationRegistry observations = ObservationRegistry.create();
     observations
         .observationConfig()
@@ -299,17 +300,42 @@ class RedlockMetricsTest {
         new RedlockEvent.AcquireStarted(4, List.of("orders:42"), Duration.ofSeconds(10)));
     metrics.acquireFinished(finished(4, AcquireOutcome.UNAVAILABLE, 11, 2_000, null));
 
-    List<Timer> timers = new ArrayList<>(registry.find("redlock.acquisition").timers());
+    // The handler's timers alone (they carry its "error" tag): none of this class's own.
+    List<Timer> timers = new ArrayList<>(registry.find("redlock.acquire").timers());
     assertThat(timers)
         .extracting(t -> t.getId().getTag("outcome"))
         .containsExactlyInAnyOrder("acquired", "unavailable");
     for (Timer timer : timers) {
       assertThat(timer.getId().getTags())
           .extracting(Tag::getKey)
+          .contains("error")
           .doesNotContain("attempts", "ttl.ms");
     }
-    assertThat(registry.get("redlock.acquisition").tag("outcome", "acquired").timer().count())
+    assertThat(registry.get("redlock.acquire").tag("outcome", "acquired").timer().count())
         .isEqualTo(3);
+    assertThat(registry.find("redlock.acquisition").meters()).isEmpty();
+    assertThat(
+            registry.get("redlock.acquire.attempts").tag("outcome", "acquired").summary().count())
+        .as("the attempts are still this class's")
+        .isEqualTo(3);
+  }
+
+  @Test
+  void theObservationCarriesTheTagsAndWithResourceTagsTheResource() {
+    List<Observation.Context> stopped = new ArrayList<>();
+    RedlockMetrics metrics =
+        RedlockMetrics.builder(registry)
+            .observationRegistry(observedBy(stopped))
+            .tags(Tags.of("redlock", "orders"))
+            .resourceTags(true)
+            .build();
+    metrics.acquireStarted(
+        new RedlockEvent.AcquireStarted(1, List.of("orders:42"), Duration.ofSeconds(10)));
+    metrics.acquireFinished(finished(1, AcquireOutcome.ACQUIRED, 1, 5, null));
+    Observation.Context acquisition = stopped.get(0);
+    assertThat(acquisition.getLowCardinalityKeyValue("redlock").getValue()).isEqualTo("orders");
+    assertThat(acquisition.getLowCardinalityKeyValue("resource").getValue()).isEqualTo("orders:42");
+    assertThat(registry.find("redlock.acquire").timers()).as("timed by the observation").isEmpty();
   }
 
   @Test

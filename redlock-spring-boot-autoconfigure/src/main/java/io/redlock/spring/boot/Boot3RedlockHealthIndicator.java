@@ -4,19 +4,25 @@ import io.redlock.Redlock;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 
-/** The health indicator on Spring Boot 3.5's actuator health API. */
+/** The health indicator on Spring Boot 3.5's actuator health API: {@link RedlockHealth} of the nodes' states. */
 final class Boot3RedlockHealthIndicator implements HealthIndicator {
   private final Redlock redlock;
-  private final RedlockNodeStatus status;
+  private final String heldBackStatus;
 
-  Boot3RedlockHealthIndicator(Redlock redlock, RedlockNodeStatus status) {
+  Boot3RedlockHealthIndicator(Redlock redlock, String heldBackStatus) {
     this.redlock = redlock;
-    this.status = status;
+    this.heldBackStatus = heldBackStatus;
   }
 
   @Override
   public Health health() {
-    RedlockNodeStatus.Details details = status.details(redlock);
-    return (details.up() ? Health.up() : Health.down()).withDetails(details.map()).build();
+    RedlockHealth health = RedlockHealth.of(redlock.nodeStates(), redlock.quorum());
+    Health.Builder builder =
+        switch (health.state()) {
+          case UP -> Health.up();
+          case HELD_BACK -> Health.status(heldBackStatus);
+          case DOWN -> Health.down();
+        };
+    return builder.withDetails(health.details()).build();
   }
 }

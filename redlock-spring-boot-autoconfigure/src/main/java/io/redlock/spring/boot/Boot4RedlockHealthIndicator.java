@@ -4,19 +4,25 @@ import io.redlock.Redlock;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
-/** The health indicator on Spring Boot 4.0's spring-boot-health API. */
+/** The health indicator on Spring Boot 4.0's spring-boot-health API: {@link RedlockHealth} of the nodes' states. */
 final class Boot4RedlockHealthIndicator implements HealthIndicator {
   private final Redlock redlock;
-  private final RedlockNodeStatus status;
+  private final String heldBackStatus;
 
-  Boot4RedlockHealthIndicator(Redlock redlock, RedlockNodeStatus status) {
+  Boot4RedlockHealthIndicator(Redlock redlock, String heldBackStatus) {
     this.redlock = redlock;
-    this.status = status;
+    this.heldBackStatus = heldBackStatus;
   }
 
   @Override
   public Health health() {
-    RedlockNodeStatus.Details details = status.details(redlock);
-    return (details.up() ? Health.up() : Health.down()).withDetails(details.map()).build();
+    RedlockHealth health = RedlockHealth.of(redlock.nodeStates(), redlock.quorum());
+    Health.Builder builder =
+        switch (health.state()) {
+          case UP -> Health.up();
+          case HELD_BACK -> Health.status(heldBackStatus);
+          case DOWN -> Health.down();
+        };
+    return builder.withDetails(health.details()).build();
   }
 }

@@ -2,8 +2,9 @@ package io.redlock.spring.boot;
 
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
+import io.redlock.RedlockConfigException;
 import io.redlock.RedlockListener;
-import java.util.List;
+import io.redlock.spi.NodeTransport;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,8 +17,12 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Auto-configuration of a {@link Redlock} bean from the {@code redlock.*} properties ({@link
  * RedlockProperties}), made only when {@code redlock.nodes} is set and the application defines
- * no {@code Redlock} of its own. Every {@link RedlockListener} bean listens to it, among them a
- * {@link RedlockNodeStatus} for the health indicator. The bean is closed with the context.
+ * no {@code Redlock} of its own. Every {@link RedlockListener} bean listens to it; {@code
+ * redlock.ssl.bundle} names a Spring Boot SSL bundle for its TLS; every {@link
+ * RedlockConfigCustomizer} bean changes its builder last; and it connects through the
+ * application's {@link NodeTransport} bean when there is exactly one (else through the
+ * transport found on the class path). The bean is closed with the context, before the
+ * transport.
  *
  * @since 0.1.0
  */
@@ -30,11 +35,9 @@ public class RedlockAutoConfiguration {
   public RedlockAutoConfiguration() {}
 
   /**
-   * The {@code Redlock} of the properties and the node status it reports to, made together
-   * or not at all: only when {@code redlock.nodes} is set and the application defines no
-   * {@code Redlock} of its own (whose events a node status made here would never hear). The
-   * conditions are on the class, so they are decided before either bean is registered,
-   * whatever the order of the methods.
+   * The {@code Redlock} of the properties: only when {@code redlock.nodes} is set and the
+   * application defines no {@code Redlock} of its own. The conditions are on the class, so
+   * they are decided before the bean is registered.
    */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnMissingBean(Redlock.class)
@@ -42,29 +45,41 @@ public class RedlockAutoConfiguration {
   static class FromProperties {
 
     /**
-     * Tracks the nodes held back from the quorum, for the health indicator; backs off for a
-     * {@code RedlockNodeStatus} of the application's, which then listens in its place.
-     */
-    @Bean
-    @ConditionalOnMissingBean
-    RedlockNodeStatus redlockNodeStatus() {
-      return new RedlockNodeStatus();
-    }
-
-    /**
-     * The {@code Redlock} of the {@code redlock.*} properties, with every listener bean.
+     * The {@code Redlock} of the {@code redlock.*} properties, with every listener bean, the
+     * SSL bundle, the customizers, and the transport bean if there is one.
      *
      * @throws IllegalStateException naming the property that is refused
      */
     @Bean(destroyMethod = "close")
-    Redlock redlock(RedlockProperties properties, ObjectProvider<RedlockListener> listeners) {
-      RedlockConfig checked = properties.toConfig();
-      RedlockConfig.Builder builder = checked.toBuilder();
-      List<RedlockListener> all = listeners.orderedStream().toList();
-      for (RedlockListener listener : all) {
-        builder.listener(listener);
+    Redlock redlock(
+        RedlockProperties properties,
+        ObjectProvider<RedlockListener> listeners,
+        ObjectProvider<RedlockConfigCustomizer> customizers,
+        ObjectProvider<NodeTransport> transport,
+        ObjectProvider<org.springframework.boot.ssl.SslBundles> sslBundles) {
+      // Checked first on its own, so that a refused property is named as a property.
+      RedlockConfig.Builder builder = properties.toConfig().toBuilder();
+      String bundle = properties.getSsl().getBundle();
+      if (bundle != null) {
+        builder.tls(
+            properties
+                .getTls()
+                .toSettings(RedlockSsl.fromBundle(bundle, sslBundles.getIfAvailable())));
       }
-      return Redlock.create(builder.build());
+      listeners.orderedStream().forEach(builder::listener);
+      customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+      RedlockConfig config;
+      try {
+        config = builder.build();
+      } catch (RedlockConfigException e) {
+        throw new IllegalStateException(
+            "The redlock.* properties as changed by the RedlockConfigCustomizer beans are"
+                + " refused: "
+                + e.getMessage(),
+            e);
+      }
+      NodeTransport own = transport.getIfUnique();
+      return own != null ? Redlock.create(config, own) : Redlock.create(config);
     }
   }
 }

@@ -2,6 +2,8 @@ package io.redlock.spring.boot;
 
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockConfigException;
+import io.redlock.TlsSettings;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,24 +25,73 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 @ConfigurationProperties("redlock")
 public class RedlockProperties {
 
+  // The field comments are the descriptions of Spring Boot's configuration metadata (the
+  // annotation processor reads them); the defaults it cannot read from a constant of another
+  // class, and redlock.password (which has no getter), are in
+  // META-INF/additional-spring-configuration-metadata.json.
+
+  /**
+   * The independent Redis masters, as redis:// or rediss:// URIs, comma-separated or as an
+   * indexed list. The Redlock bean is made only when this is set. A password written in a URI
+   * reaches the nodes; the actuator masks it.
+   */
   private List<String> nodes = new ArrayList<>();
+
+  /** ACL user name for the nodes whose URI names none. */
   private String username;
+
   private String password;
+
+  /** Lease time to live for the methods that take none. */
   private Duration ttl = RedlockConfig.DEFAULT_TTL;
+
+  /**
+   * The longest ttl a lease may ask for. The restart guard holds a restarted node back from the
+   * quorum for this long (plus drift): keep it short, and extend leases instead.
+   */
   private Duration maxTtl = RedlockConfig.DEFAULT_MAX_TTL;
+
+  /** How long one node may take to answer one command of a lock round. */
   private Duration nodeTimeout = RedlockConfig.DEFAULT_NODE_TIMEOUT;
+
+  /** How long connecting to one node may take. */
   private Duration connectTimeout = RedlockConfig.DEFAULT_CONNECT_TIMEOUT;
+
+  /** The share of the ttl taken off a lease's validity for clock drift, 0 to 0.5. */
   private double driftFactor = RedlockConfig.DEFAULT_DRIFT_FACTOR;
+
+  /** How many more attempts a blocking acquire makes after the first. */
   private int retryCount = RedlockConfig.DEFAULT_RETRY_COUNT;
+
+  /** The pause between two attempts of a blocking acquire. */
   private Duration retryDelay = RedlockConfig.DEFAULT_RETRY_DELAY;
+
+  /** The random time, up to this, added to each pause between attempts. */
   private Duration retryJitter = RedlockConfig.DEFAULT_RETRY_JITTER;
+
+  /** The longest a blocking acquire waits in all. */
   private Duration maxWait = RedlockConfig.DEFAULT_MAX_WAIT;
+
+  /** Put before every resource name to make its key; empty by default. */
   private String keyPrefix = RedlockConfig.DEFAULT_KEY_PREFIX;
+
+  /** The share of the ttl after which an auto-extended lease is extended, above 0, below 1. */
   private double autoExtendThreshold = RedlockConfig.DEFAULT_AUTO_EXTEND_THRESHOLD;
+
+  /**
+   * Whether a node that restarted, lost data or whose clock jumped is held back from the quorum
+   * until it has been seen for max-ttl (plus drift). Turn it off only for nodes that persist
+   * every write.
+   */
   private boolean restartGuard = RedlockConfig.DEFAULT_RESTART_GUARD;
+
+  /** Whether leases carry fencing tokens; needs the restart guard. */
   private boolean fencing;
+
   private final LockRegistry lockRegistry = new LockRegistry();
   private final ShedLock shedlock = new ShedLock();
+  private final Ssl ssl = new Ssl();
+  private final Tls tls = new Tls();
 
   /**
    * The independent Redis masters, as URIs; the {@code Redlock} bean exists only when set.
@@ -221,6 +272,16 @@ public class RedlockProperties {
     return shedlock;
   }
 
+  /** The {@code redlock.ssl.*} properties. */
+  public Ssl getSsl() {
+    return ssl;
+  }
+
+  /** The {@code redlock.tls.*} properties. */
+  public Tls getTls() {
+    return tls;
+  }
+
   /**
    * The configuration these properties describe, checked by {@link RedlockConfig.Builder#build}.
    *
@@ -261,6 +322,15 @@ public class RedlockProperties {
     }
     if (password != null) {
       b.password(password);
+    }
+    if (tls.customized()) {
+      if (ssl.getBundle() != null && tls.filesSet()) {
+        throw new IllegalStateException(
+            "redlock.ssl.bundle and redlock.tls.trusted-certificates or"
+                + " redlock.tls.client-certificate are both set; give the nodes' trust and"
+                + " client certificate one way");
+      }
+      b.tls(tls.toSettings(TlsSettings.builder()));
     }
     return b;
   }
@@ -313,6 +383,11 @@ public class RedlockProperties {
     /** The base of the default {@code redlock.lock-registry.key}: {@value}. */
     public static final String DEFAULT_KEY_BASE = "redlock-registry";
 
+    /**
+     * The prefix of every resource name of the Spring Integration lock registry's locks. Unset
+     * by default: redlock-registry:<spring.application.name>, or redlock-registry when the
+     * application has no name.
+     */
     private String key;
 
     /**
@@ -344,6 +419,12 @@ public class RedlockProperties {
     /** The base of the default {@code redlock.shedlock.namespace}: {@value}. */
     public static final String DEFAULT_NAMESPACE_BASE = "shedlock";
 
+    /**
+     * The namespace of the ShedLock provider's lock names (a lock is the resource
+     * <namespace>:<name>). Unset by default: shedlock:<spring.application.name>, or shedlock
+     * when the application has no name. Set the same value on every application whose tasks
+     * must exclude each other.
+     */
     private String namespace;
 
     /**
@@ -365,6 +446,132 @@ public class RedlockProperties {
     /** The namespace set, or the default for an application of that name (may be null). */
     String namespaceFor(String applicationName) {
       return namespace != null ? namespace : namespaced(DEFAULT_NAMESPACE_BASE, applicationName);
+    }
+  }
+
+  /**
+   * The {@code redlock.ssl.*} properties: the nodes' TLS from one of Spring Boot's SSL bundles
+   * ({@code spring.ssl.bundle.*}).
+   *
+   * @since 0.1.0
+   */
+  public static class Ssl {
+    /**
+     * The name of the Spring Boot SSL bundle (spring.ssl.bundle.*) whose trust material judges
+     * the rediss:// nodes' certificates and whose key, if it has one, is the client
+     * certificate; its protocols and ciphers apply. For the nodes only: nothing else in the JVM
+     * trusts them. Not with redlock.tls.trusted-certificates or redlock.tls.client-certificate.
+     */
+    private String bundle;
+
+    /** The SSL bundle's name, or {@code null}. */
+    public String getBundle() {
+      return bundle;
+    }
+
+    /** Sets {@code redlock.ssl.bundle}. */
+    public void setBundle(String bundle) {
+      this.bundle = bundle;
+    }
+  }
+
+  /**
+   * The {@code redlock.tls.*} properties: {@link TlsSettings} from PEM files.
+   *
+   * @since 0.1.0
+   */
+  public static class Tls {
+    /**
+     * PEM file of the certificates that sign the rediss:// nodes' certificates (a private CA,
+     * or the nodes' own): trusted for the nodes only, without the JVM-wide trust store.
+     */
+    private Path trustedCertificates;
+
+    /**
+     * PEM file of the client certificate chain presented to nodes that require one (Redis's
+     * tls-auth-clients yes, its default); with redlock.tls.client-private-key.
+     */
+    private Path clientCertificate;
+
+    /** PEM file (PKCS#8, unencrypted) of the client certificate's private key. */
+    private Path clientPrivateKey;
+
+    /**
+     * Whether a node URI may switch certificate checks off with verifyPeer=NONE; such a URI is
+     * refused otherwise. Anyone on the path to such a node can pose as it.
+     */
+    private boolean allowUnverified;
+
+    /** The PEM file of the nodes' CA, or {@code null}. */
+    public Path getTrustedCertificates() {
+      return trustedCertificates;
+    }
+
+    /** Sets {@code redlock.tls.trusted-certificates}. */
+    public void setTrustedCertificates(Path trustedCertificates) {
+      this.trustedCertificates = trustedCertificates;
+    }
+
+    /** The PEM file of the client certificate chain, or {@code null}. */
+    public Path getClientCertificate() {
+      return clientCertificate;
+    }
+
+    /** Sets {@code redlock.tls.client-certificate}. */
+    public void setClientCertificate(Path clientCertificate) {
+      this.clientCertificate = clientCertificate;
+    }
+
+    /** The PEM file of the client certificate's key, or {@code null}. */
+    public Path getClientPrivateKey() {
+      return clientPrivateKey;
+    }
+
+    /** Sets {@code redlock.tls.client-private-key}. */
+    public void setClientPrivateKey(Path clientPrivateKey) {
+      this.clientPrivateKey = clientPrivateKey;
+    }
+
+    /** Whether a node URI may switch certificate checks off. */
+    public boolean isAllowUnverified() {
+      return allowUnverified;
+    }
+
+    /** Sets {@code redlock.tls.allow-unverified}. */
+    public void setAllowUnverified(boolean allowUnverified) {
+      this.allowUnverified = allowUnverified;
+    }
+
+    boolean filesSet() {
+      return trustedCertificates != null || clientCertificate != null || clientPrivateKey != null;
+    }
+
+    boolean customized() {
+      return filesSet() || allowUnverified;
+    }
+
+    /** {@code builder} with these settings. */
+    TlsSettings toSettings(TlsSettings.Builder builder) {
+      if ((clientCertificate == null) != (clientPrivateKey == null)) {
+        throw new IllegalStateException(
+            "redlock.tls.client-certificate and redlock.tls.client-private-key go together;"
+                + " set both, or neither");
+      }
+      if (trustedCertificates != null) {
+        builder.trustedCertificates(trustedCertificates);
+      }
+      if (clientCertificate != null) {
+        builder.clientCertificate(clientCertificate, clientPrivateKey);
+      }
+      try {
+        return builder.allowUnverified(allowUnverified).build();
+      } catch (RedlockConfigException e) {
+        throw new IllegalStateException(
+            "Invalid redlock.tls.* properties (tls.trustedCertificates is"
+                + " redlock.tls.trusted-certificates): "
+                + e.getMessage(),
+            e);
+      }
     }
   }
 }

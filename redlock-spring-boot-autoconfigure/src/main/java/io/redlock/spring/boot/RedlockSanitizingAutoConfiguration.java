@@ -10,7 +10,9 @@ import org.springframework.context.annotation.Bean;
  * Keeps the passwords written in {@code redlock.nodes} URIs out of the actuator's endpoints:
  * a {@link SanitizingFunction} that masks them ({@code redis://user:****@host:6379}) in
  * {@code /actuator/configprops} and {@code /actuator/env}, whatever their {@code show-values}
- * setting. ({@code redlock.password} has no getter, so {@code configprops} never shows it.)
+ * setting, and the value of {@code redlock.password} in {@code /actuator/env} (Spring Boot 3.5
+ * and 4.0 show it there as written once values are shown; {@code configprops} never shows it,
+ * for {@link RedlockProperties} has no getter for it).
  * Made when Spring Boot's actuator is on the class path, on Boot 3.5 and 4.0; backs off for a
  * bean of the application's named {@code redlockNodesSanitizingFunction}.
  *
@@ -23,7 +25,7 @@ public class RedlockSanitizingAutoConfiguration {
   /** Used by Spring. */
   public RedlockSanitizingAutoConfiguration() {}
 
-  /** The function that masks the node URIs' passwords. */
+  /** The function that masks the node URIs' passwords and {@code redlock.password}. */
   @Bean
   @ConditionalOnMissingBean(name = "redlockNodesSanitizingFunction")
   SanitizingFunction redlockNodesSanitizingFunction() {

@@ -8,7 +8,9 @@ import io.redlock.Lease;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.micrometer.RedlockMetrics;
+import io.redlock.micrometer.RedlockNodeGauges;
 import io.redlock.shedlock.RedlockLockProvider;
+import io.redlock.spi.NodeTransport;
 import io.redlock.spring.integration.RedlockLockRegistry;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
@@ -16,6 +18,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
@@ -29,6 +32,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.SpringVersion;
 import org.springframework.integration.support.locks.LockRegistry;
@@ -56,6 +60,7 @@ class RedlockAutoConfigurationIT {
               AutoConfigurations.of(
                   RedlockMetricsAutoConfiguration.class,
                   RedlockAutoConfiguration.class,
+                  RedlockNodeGaugesAutoConfiguration.class,
                   RedlockShedLockAutoConfiguration.class,
                   RedlockLockRegistryAutoConfiguration.class));
 
@@ -92,7 +97,7 @@ class RedlockAutoConfigurationIT {
           assertThat(context).doesNotHaveBean(Redlock.class);
           assertThat(context).doesNotHaveBean(LockProvider.class);
           assertThat(context).doesNotHaveBean(LockRegistry.class);
-          assertThat(context).doesNotHaveBean(RedlockNodeStatus.class);
+          assertThat(context).doesNotHaveBean(RedlockNodeGauges.class);
         });
   }
 
@@ -133,7 +138,6 @@ class RedlockAutoConfigurationIT {
               assertThat(config.autoExtendThreshold()).isEqualTo(0.6);
               assertThat(config.username()).isEqualTo("app");
               assertThat(config.fencing()).isTrue();
-              assertThat(config.listeners()).contains(context.getBean(RedlockNodeStatus.class));
 
               // Every setting but the guard's differs from its default (the nodes have no user
               // "app", so they refuse the connection); locking is tested with the defaults.
@@ -285,14 +289,22 @@ class RedlockAutoConfigurationIT {
                 assertThat(context).hasSingleBean(RedlockLockProvider.class);
                 assertThat(context).hasSingleBean(RedlockLockRegistry.class);
                 // What only listens to the auto-configured one does not: it would hear nothing.
-                assertThat(context).doesNotHaveBean(RedlockNodeStatus.class);
                 assertThat(context).doesNotHaveBean(RedlockMetrics.class);
               });
       runner
           .withPropertyValues(nodes())
           .withBean("own", Redlock.class, () -> own, d -> d.setDestroyMethodName(""))
           .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-          .run(context -> assertThat(context).doesNotHaveBean(RedlockMetrics.class));
+          .run(
+              context -> {
+                assertThat(context).doesNotHaveBean(RedlockMetrics.class);
+                // The node gauges read the application's Redlock itself.
+                MeterRegistry registry = context.getBean(MeterRegistry.class);
+                context.getBean(RedlockNodeGauges.class).bindTo(registry);
+                assertThat(registry.get("redlock.nodes.counted").gauge().value()).isEqualTo(3.0);
+                assertThat(registry.get("redlock.nodes.reachable").gauge().value()).isEqualTo(3.0);
+                assertThat(registry.get("redlock.nodes.quorum").gauge().value()).isEqualTo(2.0);
+              });
     }
   }
 
@@ -423,18 +435,133 @@ class RedlockAutoConfigurationIT {
   }
 
   @Test
-  void anApplicationsNodeStatusReplacesOursAndIsTheOneThatListens() {
-    RedlockNodeStatus own = new RedlockNodeStatus();
+  void customizersChangeTheBuilderAfterThePropertiesInTheirOrder() {
+    runner
+        .withPropertyValues(nodes(), "redlock.ttl=20s")
+        .withBean(
+            "second",
+            RedlockConfigCustomizer.class,
+            () -> new OrderedCustomizer(2, b -> b.ttl(Duration.ofSeconds(40))))
+        .withBean(
+            "first",
+            RedlockConfigCustomizer.class,
+            () ->
+                new OrderedCustomizer(
+                    1, b -> b.ttl(Duration.ofSeconds(10)).keyPrefix("customized:")))
+        .run(
+            context -> {
+              RedlockConfig config = context.getBean(Redlock.class).config();
+              assertThat(config.ttl()).as("the last customizer wins").hasSeconds(40);
+              assertThat(config.keyPrefix()).isEqualTo("customized:");
+            });
     runner
         .withPropertyValues(nodes())
-        .withBean("ownStatus", RedlockNodeStatus.class, () -> own)
+        .withBean(RedlockConfigCustomizer.class, () -> b -> b.ttl(Duration.ofMillis(10)))
+        .run(
+            context -> {
+              assertThat(context).getFailure().rootCause().hasMessageContaining("ttl");
+              assertThat(stackMessages(context.getStartupFailure()))
+                  .contains("RedlockConfigCustomizer");
+            });
+  }
+
+  @Test
+  void aCustomizerBeanAsTheDocsWriteIt() {
+    runner
+        .withPropertyValues(nodes())
+        .withUserConfiguration(FencedLocks.class)
+        .run(context -> assertThat(context.getBean(Redlock.class).config().fencing()).isTrue());
+  }
+
+  /** docs/integrations.md, "Spring Boot". */
+  @Configuration(proxyBeanMethods = false)
+  static class FencedLocks {
+    @Bean
+    RedlockConfigCustomizer fencedLocks() {
+      return builder -> builder.fencing(true);
+    }
+  }
+
+  @Test
+  void anApplicationsTransportBeanIsTheOneTheRedlockConnectsThrough() {
+    AtomicInteger opened = new AtomicInteger();
+    runner
+        .withPropertyValues(nodes(), PATIENT)
+        .withBean(
+            NodeTransport.class,
+            () -> new CountingTransport(new io.redlock.lettuce.LettuceTransport(), opened))
         .run(
             context -> {
               assertThat(context).hasNotFailed();
-              assertThat(context).hasSingleBean(RedlockNodeStatus.class);
-              assertThat(context.getBean(RedlockNodeStatus.class)).isSameAs(own);
-              assertThat(context.getBean(Redlock.class).config().listeners()).contains(own);
+              assertThat(opened).as("one client per node, through the bean").hasValue(3);
+              context.getBean(Redlock.class).tryAcquire("boot-transport").orElseThrow().close();
             });
+  }
+
+  @Test
+  void theTlsPropertiesAreBoundAndRefusedByName() {
+    runner
+        .withPropertyValues(
+            nodes(),
+            "redlock.tls.trusted-certificates=no-such-ca.pem",
+            "redlock.tls.allow-unverified=true")
+        .run(
+            context -> {
+              assertThat(context)
+                  .getFailure()
+                  .rootCause()
+                  .hasMessageContaining("tls.trustedCertificates is no-such-ca.pem");
+              assertThat(stackMessages(context.getStartupFailure()))
+                  .contains("redlock.tls.trusted-certificates");
+            });
+    runner
+        .withPropertyValues(nodes(), "redlock.tls.client-certificate=cert.pem")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("redlock.tls.client-private-key go together"));
+    runner
+        .withPropertyValues(nodes(), "redlock.tls.allow-unverified=true")
+        .run(
+            context ->
+                assertThat(context.getBean(Redlock.class).config().tls().allowUnverified())
+                    .isTrue());
+  }
+
+  /** A customizer with an order, as an application declares one with {@code @Order}. */
+  private record OrderedCustomizer(int order, RedlockConfigCustomizer action)
+      implements RedlockConfigCustomizer, org.springframework.core.Ordered {
+    @Override
+    public void customize(RedlockConfig.Builder builder) {
+      action.customize(builder);
+    }
+
+    @Override
+    public int getOrder() {
+      return order;
+    }
+  }
+
+  /** A transport that counts the clients it opens, over a real one. */
+  private record CountingTransport(NodeTransport real, AtomicInteger opened)
+      implements NodeTransport {
+    @Override
+    public boolean supports(java.net.URI uri) {
+      return real.supports(uri);
+    }
+
+    @Override
+    public io.redlock.spi.NodeClient open(io.redlock.spi.NodeSettings node) {
+      opened.incrementAndGet();
+      return real.open(node);
+    }
+
+    @Override
+    public void close() {
+      real.close();
+    }
   }
 
   @Configuration(proxyBeanMethods = false)

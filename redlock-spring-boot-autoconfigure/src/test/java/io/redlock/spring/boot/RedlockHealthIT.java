@@ -3,8 +3,10 @@ package io.redlock.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -16,10 +18,13 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
 /**
- * The {@code redlock} health indicator against three real nodes, two of which restart: the
- * restart guard holds them back, and the indicator counts them out, and goes DOWN once the
- * counted nodes no longer reach the quorum. Read through reflection, since the indicator's
- * type differs between the two Spring Boot lines this runs on.
+ * The {@code redlock} health indicator against three real nodes, on the default configuration
+ * (the restart guard on, the fleet declared fresh): UP with every node counted and with one
+ * node down; DOWN with every node stopped, with each node's reason; after a majority restart,
+ * the held-back status (UP by default, with the details saying locks are held back, or the
+ * status set); Boot's enablement properties; and the application's own {@code Redlock}. Read
+ * through reflection, since the indicator's type differs between the two Spring Boot lines this
+ * runs on.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class RedlockHealthIT {
@@ -36,11 +41,7 @@ class RedlockHealthIT {
             .withConfiguration(
                 AutoConfigurations.of(
                     RedlockAutoConfiguration.class, RedlockHealthAutoConfiguration.class))
-            .withPropertyValues(
-                "redlock.nodes=" + String.join(",", servers.uris()),
-                // tryAcquire makes one attempt: what is tested is the indicator, not how fast
-                // a loaded machine answers within the default 50 ms
-                "redlock.node-timeout=500ms");
+            .withPropertyValues("redlock.nodes=" + String.join(",", servers.uris()));
   }
 
   @AfterEach
@@ -51,46 +52,108 @@ class RedlockHealthIT {
   }
 
   @Test
-  void countsTheNodesTheRestartGuardHoldsBackAndGoesDownBelowTheQuorum() {
+  void downWithEveryNodeStoppedAndUpAgainOnceTheyAreBackAndCounted() {
     runner.run(
         context -> {
-          Object indicator = context.getBean(INDICATOR);
-          assertThat(lineHealthIndicatorType().isInstance(indicator)).isTrue();
-          Redlock redlock = context.getBean(Redlock.class);
-          redlock.tryAcquire("health").orElseThrow().close();
+          assertThat(lineHealthIndicatorType().isInstance(context.getBean(INDICATOR))).isTrue();
           assertThat(status(context)).isEqualTo("UP");
           assertThat(details(context))
-              .containsEntry("nodes", 3)
               .containsEntry("quorum", 2)
+              .containsEntry("reachable", 3)
               .containsEntry("counted", 3)
-              .containsEntry("heldBack", Map.of());
+              .containsEntry("locks", "available");
+          assertThat(nodes(context))
+              .allSatisfy(
+                  node ->
+                      assertThat(node)
+                          .containsEntry("reachable", true)
+                          .containsEntry("counted", true)
+                          .containsEntry("status", "COUNTED")
+                          .doesNotContainKey("reason"));
 
-          servers.restart(0);
-          Timing.await(
-              "node 0 held back",
-              () -> {
-                tryOnce(redlock);
-                return Integer.valueOf(2).equals(details(context).get("counted"));
-              });
+          servers.stop(2); // a minority: still UP, the node named
+          Timing.await("node 2 unreachable", () -> reachable(context) == 2);
           assertThat(status(context)).isEqualTo("UP");
-          @SuppressWarnings("unchecked")
-          Map<Integer, String> heldBack = (Map<Integer, String>) details(context).get("heldBack");
-          assertThat(heldBack).containsOnlyKeys(0);
-          assertThat(heldBack.get(0)).contains(String.valueOf(servers.port(0)));
+          assertThat(nodes(context).get(2))
+              .containsEntry("node", servers.address(2))
+              .containsEntry("reachable", false)
+              .containsEntry("status", "UNREACHABLE");
 
-          servers.restart(1);
-          Timing.await(
-              "nodes 0 and 1 held back",
-              () -> {
-                tryOnce(redlock);
-                return Integer.valueOf(1).equals(details(context).get("counted"));
-              });
+          servers.stop(0);
+          servers.stop(1);
+          Timing.await("every node unreachable", () -> reachable(context) == 0);
           assertThat(status(context)).isEqualTo("DOWN");
+          assertThat(details(context))
+              .containsEntry("counted", 0)
+              .containsEntry(
+                  "locks", "unavailable: fewer than a quorum of the nodes answer and count");
+          assertThat(nodes(context))
+              .allSatisfy(
+                  node ->
+                      assertThat(node)
+                          .containsEntry("status", "UNREACHABLE")
+                          .containsKey("reason"));
+          assertThat(nodes(context).get(0).get("reason").toString())
+              .doesNotContain(servers.password());
         });
   }
 
   @Test
-  void backsOffForTheApplicationsOwnAndCanBeTurnedOff() {
+  void aMajorityRestartIsHeldBackAndStaysUpByDefaultOrAsConfigured() {
+    runner
+        .withPropertyValues("redlock.max-ttl=5s", "redlock.ttl=5s")
+        .run(
+            context -> {
+              assertThat(status(context)).isEqualTo("UP");
+              servers.restart(0); // restarted empty: held back for max-ttl by the guard
+              servers.restart(1);
+              Timing.await("nodes 0 and 1 reachable and held back", () -> heldBack(context) == 2);
+              assertThat(status(context)).as("the default held-back status").isEqualTo("UP");
+              assertThat(details(context))
+                  .containsEntry("reachable", 3)
+                  .containsEntry("counted", 1);
+              assertThat(details(context).get("locks").toString()).startsWith("held back");
+              assertThat(nodes(context).get(0).get("reason").toString()).contains("counts in");
+              // once seen for the window, they count again by themselves
+              Timing.await("nodes counted again", () -> counted(context) == 3);
+              assertThat(status(context)).isEqualTo("UP");
+            });
+    runner
+        .withPropertyValues(
+            "redlock.max-ttl=5s",
+            "redlock.ttl=5s",
+            "management.health.redlock.held-back-status=OUT_OF_SERVICE")
+        .run(
+            context -> {
+              servers.restart(1);
+              servers.restart(2);
+              // (unreachable, so DOWN, from the lost connections until their probes answer)
+              Timing.await("a majority reachable and held back", () -> heldBack(context) == 2);
+              assertThat(status(context)).isEqualTo("OUT_OF_SERVICE");
+            });
+  }
+
+  @Test
+  void theApplicationsOwnRedlockHasTheIndicatorToo() {
+    try (Redlock own = Redlock.create(RedlockConfig.builder().nodes(servers.uris()).build())) {
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  RedlockAutoConfiguration.class, RedlockHealthAutoConfiguration.class))
+          .withBean("own", Redlock.class, () -> own, d -> d.setDestroyMethodName(""))
+          .run(
+              context -> {
+                assertThat(status(context)).isEqualTo("UP");
+                servers.stop(0);
+                servers.stop(1);
+                Timing.await("a majority unreachable", () -> reachable(context) == 1);
+                assertThat(status(context)).isEqualTo("DOWN");
+              });
+    }
+  }
+
+  @Test
+  void followsBootsEnablementPropertiesAndBacksOffForTheApplicationsOwn() {
     Object own = new Object();
     runner
         .withBean(INDICATOR, Object.class, () -> own)
@@ -98,24 +161,22 @@ class RedlockHealthIT {
     runner
         .withPropertyValues("management.health.redlock.enabled=false")
         .run(context -> assertThat(context).doesNotHaveBean(INDICATOR));
+    runner
+        .withPropertyValues("management.health.defaults.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean(INDICATOR));
+    runner
+        .withPropertyValues(
+            "management.health.defaults.enabled=false", "management.health.redlock.enabled=true")
+        .run(context -> assertThat(context).hasBean(INDICATOR));
   }
 
   @Test
-  void withoutNodesThereIsNoIndicator() {
+  void withoutARedlockThereIsNoIndicator() {
     new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(
                 RedlockAutoConfiguration.class, RedlockHealthAutoConfiguration.class))
         .run(context -> assertThat(context).doesNotHaveBean(INDICATOR));
-  }
-
-  private static void tryOnce(Redlock redlock) {
-    try {
-      redlock.tryAcquire("health").ifPresent(lease -> lease.close());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 
   private static Class<?> lineHealthIndicatorType() throws ClassNotFoundException {
@@ -153,5 +214,22 @@ class RedlockHealthIT {
     } catch (ReflectiveOperationException e) {
       throw new AssertionError(e);
     }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> nodes(ApplicationContext context) {
+    return (List<Map<String, Object>>) details(context).get("nodes");
+  }
+
+  private static int reachable(ApplicationContext context) {
+    return (Integer) details(context).get("reachable");
+  }
+
+  private static long heldBack(ApplicationContext context) {
+    return nodes(context).stream().filter(node -> "HELD_BACK".equals(node.get("status"))).count();
+  }
+
+  private static int counted(ApplicationContext context) {
+    return (Integer) details(context).get("counted");
   }
 }

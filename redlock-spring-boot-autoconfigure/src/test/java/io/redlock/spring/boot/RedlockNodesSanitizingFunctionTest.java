@@ -30,6 +30,13 @@ class RedlockNodesSanitizingFunctionTest {
   }
 
   @Test
+  void masksThePasswordPropertyWhole() {
+    assertThat(shown("redlock.password", "s3cret")).isEqualTo(SanitizableData.SANITIZED_VALUE);
+    assertThat(shown("REDLOCK_PASSWORD", "s3cret")).isEqualTo(SanitizableData.SANITIZED_VALUE);
+    assertThat(shown("redlock.password-file", "/run/secrets/pw")).isEqualTo("/run/secrets/pw");
+  }
+
+  @Test
   void leavesOtherKeysAndURIsWithoutPasswordAlone() {
     assertThat(shown("redlock.nodes", "redis://h:1,redis://h:2"))
         .isEqualTo("redis://h:1,redis://h:2");
