@@ -83,6 +83,7 @@ final class Adapters {
       case LoadHarness.REDISSON_RLOCK -> redisson(name, uris.subList(0, 1), false, retry);
       case LoadHarness.LETTUCE_RAW -> lettuceRaw(name, uris.get(0), retry);
       case LoadHarness.LETTUCE_FANOUT -> lettuceFanout(name, uris, retry);
+      case LoadHarness.OWNIO_FANOUT -> OwnIo.fanout(name, uris, retry);
       default -> throw new IllegalArgumentException("no Java implementation named " + name);
     };
   }

@@ -49,6 +49,12 @@ public final class LoadHarness {
   /** This project's Redlock with fenced leases; asked for by name, not in the default set. */
   static final String REDLOCK_FENCED = "redlock-fenced";
 
+  /**
+   * The fan-out floor with the calling thread doing its own I/O ({@link OwnIo}): the
+   * experiment of issue 26, asked for by name, not in the default set.
+   */
+  static final String OWNIO_FANOUT = "ownio-fanout";
+
   /** The {@code --impls} name that asks for every node-redlock line below. */
   static final String NODE_REDLOCK = "node-redlock";
 
@@ -71,6 +77,21 @@ public final class LoadHarness {
    * measured first or last in a round.
    */
   private record Participant(String name, Client impl, String nodeLine) {}
+
+  /**
+   * Mark the record of the own-I/O experiment (issue 26) in the report: written by hand from
+   * an {@link #OWNIO_FANOUT} run, kept by every run of the harness.
+   */
+  static final String OWN_IO_BEGIN = "<!-- own-io:begin -->";
+
+  static final String OWN_IO_END = "<!-- own-io:end -->";
+
+  /** The part of {@code text} from {@code begin} to {@code end} with its newline, or "". */
+  static String marked(String text, String begin, String end) {
+    int from = text.indexOf(begin);
+    int to = text.indexOf(end);
+    return from >= 0 && to > from ? text.substring(from, to + end.length()) + "\n" : "";
+  }
 
   static final String LATENCY = "latency";
   static final String CONTENDED = "contended";
@@ -188,7 +209,8 @@ public final class LoadHarness {
             --sweep 1,3,5,7,9     node counts of the latency sweep
             --scenarios latency,throughput,contended,sweep
             --impls redlock,redisson-redlock,redisson-rlock,lettuce-raw,lettuce-fanout,node-redlock
-                                  (also redlock-fenced: fenced leases, by name only)
+                                  (also redlock-fenced: fenced leases, and ownio-fanout: the
+                                  fan-out floor with the caller's own I/O, by name only)
             --retry-delay 2ms --retry-jitter 1ms --max-wait 10s   polling retry policy
             --no-fork             run the Java clients in this JVM (default: each in a JVM of
                                   its own, kept for the whole run, as JMH forks)
@@ -253,13 +275,17 @@ public final class LoadHarness {
     double minutes = (System.nanoTime() - started) / 60e9;
     Report report = new Report(o, machine, results, minutes);
     Files.createDirectories(o.out.toAbsolutePath().getParent());
-    // The stalled-minority figures come from StallHarness, run on its own: kept as they are.
-    String stall =
-        Files.exists(o.out)
-            ? StallHarness.sectionOf(Files.readString(o.out, StandardCharsets.UTF_8))
-            : "";
-    Files.writeString(
-        o.out, report.markdown() + (stall.isEmpty() ? "" : "\n" + stall), StandardCharsets.UTF_8);
+    // The stalled-minority figures come from StallHarness, run on its own, and the own-I/O
+    // experiment's record was written by hand: both are kept as they are.
+    String previous = Files.exists(o.out) ? Files.readString(o.out, StandardCharsets.UTF_8) : "";
+    StringBuilder text = new StringBuilder(report.markdown());
+    for (String kept :
+        List.of(StallHarness.sectionOf(previous), marked(previous, OWN_IO_BEGIN, OWN_IO_END))) {
+      if (!kept.isEmpty()) {
+        text.append('\n').append(kept);
+      }
+    }
+    Files.writeString(o.out, text.toString(), StandardCharsets.UTF_8);
     Files.writeString(o.chart, report.svg(), StandardCharsets.UTF_8);
     System.out.println();
     System.out.println(report.summary());
@@ -292,7 +318,8 @@ public final class LoadHarness {
               REDISSON_REDLOCK,
               REDISSON_RLOCK,
               LETTUCE_RAW,
-              LETTUCE_FANOUT),
+              LETTUCE_FANOUT,
+              OWNIO_FANOUT),
           uris,
           servers,
           impls);
