@@ -540,7 +540,7 @@ final class DoctorCommand implements Callable<Integer> {
       }
       return new Identity(
           infoField(replication, "role"),
-          infoField(server, "redis_version"),
+          NodeInfo.serverVersion(server),
           infoField(server, "run_id"),
           uptimeSeconds);
     } catch (RuntimeException e) {
@@ -612,8 +612,9 @@ final class DoctorCommand implements Callable<Integer> {
       try {
         redis.eval(script, ScriptOutputType.VALUE, key);
       } catch (RuntimeException e) {
-        if (isRefused(e)
-            && InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'" + command + "'")) {
+        String why = InspectionClient.oneLine(e);
+        if (deniedInsideScript(why)
+            || isRefused(e) && why.toLowerCase(Locale.ROOT).contains("'" + command + "'")) {
           refused.add(command);
         } else {
           addIfRefused(refused, e, "eval");
@@ -647,6 +648,20 @@ final class DoctorCommand implements Callable<Integer> {
   /** The library's own rule ({@link io.redlock.spi.Refusals}): doctor never judges apart. */
   private static boolean isRefused(RuntimeException e) {
     return io.redlock.spi.Refusals.isRefusal(e);
+  }
+
+  /**
+   * Whether {@code reply}, the error of a script that runs one command, says the ACL denied
+   * that command or its key inside the script. Servers word it as an {@code ERR}, not a
+   * {@code NOPERM}: Redis 6.2 and 7.0 {@code "... The user executing the script can't run this
+   * command or subcommand"} (or {@code "... can't access at least one of the keys ..."}), Redis
+   * 7.2 and Valkey {@code "ERR ACL failure in script: ..."}.
+   */
+  static boolean deniedInsideScript(String reply) {
+    String upper = reply.toUpperCase(Locale.ROOT);
+    return upper.contains("CAN'T RUN THIS COMMAND")
+        || upper.contains("CAN'T ACCESS AT LEAST ONE OF THE KEYS")
+        || upper.contains("ACL FAILURE IN SCRIPT");
   }
 
   private static void print(

@@ -282,4 +282,43 @@ class DoctorCommandTest {
                     && f.text().contains("counts again by itself")
                     && f.text().contains("never run 'redlock init' after a restart"));
   }
+
+  /** The words each server uses for an ACL denial inside a script, as they reply. */
+  @Test
+  void anAclDenialInsideAScriptIsKnownInEveryServersWords() {
+    // Redis 6.2.11
+    assertThat(
+            DoctorCommand.deniedInsideScript(
+                "ERR Error running script (call to f_4e6d8fc8bb01276962cce5371fa795a7763657ae):"
+                    + " @user_script:1: @user_script: 1: The user executing the script can't run"
+                    + " this command or subcommand"))
+        .isTrue();
+    assertThat(
+            DoctorCommand.deniedInsideScript(
+                "ERR Error running script (call to f_fa32e1e0703433470ebef1720203959838da6afb):"
+                    + " @user_script:1: @user_script: 1: The user executing the script can't"
+                    + " access at least one of the keys mentioned in the command arguments"))
+        .isTrue();
+    // Valkey 8.0.1 (and Redis 7.2)
+    assertThat(
+            DoctorCommand.deniedInsideScript(
+                "ERR ACL failure in script: User u has no permissions to run the 'get' command"
+                    + " script: 4e6d8fc8bb01276962cce5371fa795a7763657ae, on @user_script:1."))
+        .isTrue();
+    assertThat(
+            DoctorCommand.deniedInsideScript(
+                "ERR ACL failure in script: No permissions to access a key script:"
+                    + " fa32e1e0703433470ebef1720203959838da6afb, on @user_script:1."))
+        .isTrue();
+    // not a denial: out of memory inside a script, and a NOPERM for EVAL itself
+    assertThat(
+            DoctorCommand.deniedInsideScript(
+                "ERR Error running script (call to f_0): @user_script:1: -OOM command not"
+                    + " allowed when used memory > 'maxmemory'."))
+        .isFalse();
+    assertThat(
+            DoctorCommand.deniedInsideScript(
+                "NOPERM this user has no permissions to run the 'eval' command or its subcommand"))
+        .isFalse();
+  }
 }
