@@ -610,14 +610,14 @@ final class DoctorCommand implements Callable<Integer> {
               + (command.equals("pexpire") ? ", 5000" : "")
               + ")";
       try {
-        redis.eval(script, ScriptOutputType.VALUE, key);
+        // GET answers a value, the others a number: the output type must fit, or the client
+        // fails to decode the reply (an UnsupportedOperationException that reads as a refusal)
+        redis.eval(
+            script, command.equals("get") ? ScriptOutputType.VALUE : ScriptOutputType.INTEGER, key);
       } catch (RuntimeException e) {
-        String why = InspectionClient.oneLine(e);
-        if (deniedInsideScript(why)
-            || isRefused(e) && why.toLowerCase(Locale.ROOT).contains("'" + command + "'")) {
-          refused.add(command);
-        } else {
-          addIfRefused(refused, e, "eval");
+        String name = refusedByScript(command, e);
+        if (name != null) {
+          refused.add(name);
         }
       }
     }
@@ -651,17 +651,20 @@ final class DoctorCommand implements Callable<Integer> {
   }
 
   /**
-   * Whether {@code reply}, the error of a script that runs one command, says the ACL denied
-   * that command or its key inside the script. Servers word it as an {@code ERR}, not a
-   * {@code NOPERM}: Redis 6.2 and 7.0 {@code "... The user executing the script can't run this
-   * command or subcommand"} (or {@code "... can't access at least one of the keys ..."}), Redis
-   * 7.2 and Valkey {@code "ERR ACL failure in script: ..."}.
+   * What a refusal of a script that runs only {@code command} refused: {@code "eval"} when the
+   * node refused EVAL itself ({@code NOPERM ... 'eval' ...}), else {@code command}, denied inside
+   * the script in whatever words the server uses (Redis 6.2 and 7.0 {@code "... can't run this
+   * command or subcommand"}, which does not name it; Redis 7.2 and Valkey {@code "ERR ACL
+   * failure in script: ... the 'pexpire' command"}); {@code null} when {@code error} is no
+   * refusal ({@link io.redlock.spi.Refusals}).
    */
-  static boolean deniedInsideScript(String reply) {
-    String upper = reply.toUpperCase(Locale.ROOT);
-    return upper.contains("CAN'T RUN THIS COMMAND")
-        || upper.contains("CAN'T ACCESS AT LEAST ONE OF THE KEYS")
-        || upper.contains("ACL FAILURE IN SCRIPT");
+  static String refusedByScript(String command, RuntimeException error) {
+    if (!isRefused(error)) {
+      return null;
+    }
+    return InspectionClient.oneLine(error).toLowerCase(Locale.ROOT).contains("'eval'")
+        ? "eval"
+        : command;
   }
 
   private static void print(

@@ -283,42 +283,42 @@ class DoctorCommandTest {
                     && f.text().contains("never run 'redlock init' after a restart"));
   }
 
-  /** The words each server uses for an ACL denial inside a script, as they reply. */
+  /** A refusal of a one-command script names that command, in every server's words. */
   @Test
-  void anAclDenialInsideAScriptIsKnownInEveryServersWords() {
-    // Redis 6.2.11
+  void aScriptRefusalNamesTheCommandTheScriptRan() {
+    // Redis 6.2.11: the words do not name the command
     assertThat(
-            DoctorCommand.deniedInsideScript(
-                "ERR Error running script (call to f_4e6d8fc8bb01276962cce5371fa795a7763657ae):"
-                    + " @user_script:1: @user_script: 1: The user executing the script can't run"
-                    + " this command or subcommand"))
-        .isTrue();
-    assertThat(
-            DoctorCommand.deniedInsideScript(
-                "ERR Error running script (call to f_fa32e1e0703433470ebef1720203959838da6afb):"
-                    + " @user_script:1: @user_script: 1: The user executing the script can't"
-                    + " access at least one of the keys mentioned in the command arguments"))
-        .isTrue();
+            DoctorCommand.refusedByScript(
+                "pexpire",
+                new RuntimeException(
+                    "ERR Error running script (call to f_4e6d8fc8bb01276962cce5371fa795a7763657ae):"
+                        + " @user_script:1: @user_script: 1: The user executing the script can't"
+                        + " run this command or subcommand")))
+        .isEqualTo("pexpire");
     // Valkey 8.0.1 (and Redis 7.2)
     assertThat(
-            DoctorCommand.deniedInsideScript(
-                "ERR ACL failure in script: User u has no permissions to run the 'get' command"
-                    + " script: 4e6d8fc8bb01276962cce5371fa795a7763657ae, on @user_script:1."))
-        .isTrue();
+            DoctorCommand.refusedByScript(
+                "get",
+                new RuntimeException(
+                    "ERR ACL failure in script: User u has no permissions to run the 'get'"
+                        + " command script: 4e6d8fc8bb01276962cce5371fa795a7763657ae, on"
+                        + " @user_script:1.")))
+        .isEqualTo("get");
+    // EVAL itself refused
     assertThat(
-            DoctorCommand.deniedInsideScript(
-                "ERR ACL failure in script: No permissions to access a key script:"
-                    + " fa32e1e0703433470ebef1720203959838da6afb, on @user_script:1."))
-        .isTrue();
-    // not a denial: out of memory inside a script, and a NOPERM for EVAL itself
+            DoctorCommand.refusedByScript(
+                "get",
+                new RuntimeException(
+                    "NOPERM this user has no permissions to run the 'eval' command or its"
+                        + " subcommand")))
+        .isEqualTo("eval");
+    // not a refusal: out of memory inside the script
     assertThat(
-            DoctorCommand.deniedInsideScript(
-                "ERR Error running script (call to f_0): @user_script:1: -OOM command not"
-                    + " allowed when used memory > 'maxmemory'."))
-        .isFalse();
-    assertThat(
-            DoctorCommand.deniedInsideScript(
-                "NOPERM this user has no permissions to run the 'eval' command or its subcommand"))
-        .isFalse();
+            DoctorCommand.refusedByScript(
+                "pexpire",
+                new RuntimeException(
+                    "ERR Error running script (call to f_0): @user_script:1: -OOM command not"
+                        + " allowed when used memory > 'maxmemory'.")))
+        .isNull();
   }
 }
