@@ -1,5 +1,6 @@
 package io.redlock.bench;
 
+import io.redlock.spi.NodeInfo;
 import io.redlock.testkit.RedisServers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -259,8 +260,9 @@ public final class LoadHarness {
     Results results = new Results(o.rounds);
     long started = System.nanoTime();
     try (RedisServers servers = RedisServers.start(fleet)) {
-      machine.redisVersion =
-          Machine.field(String.valueOf(servers.command(0, "INFO", "server")), "redis_version");
+      // Valkey's own version, not the Redis version it reports beside it
+      String version = NodeInfo.serverVersion(String.valueOf(servers.command(0, "INFO", "server")));
+      machine.redisVersion = version == null ? "?" : version;
       System.out.printf(
           Locale.ROOT,
           "%d redis-server(s) %s on %s%n",
@@ -498,15 +500,6 @@ public final class LoadHarness {
               + ")";
       m.date = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
       return m;
-    }
-
-    static String field(String info, String name) {
-      for (String line : info.split("\r?\n")) {
-        if (line.startsWith(name + ":")) {
-          return line.substring(name.length() + 1).trim();
-        }
-      }
-      return "?";
     }
 
     private static String firstLine(Path file, String prefix, Function<String, String> map) {

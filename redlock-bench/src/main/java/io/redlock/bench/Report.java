@@ -252,8 +252,11 @@ final class Report {
     md.append("| Memory | ").append(machine.memory).append(" |\n");
     md.append("| Load average at start | ").append(machine.loadAverage).append(" |\n");
     md.append("| JVM | ").append(machine.jvm).append(" |\n");
-    md.append("| Redis | redis-server ")
-        .append(machine.redisVersion)
+    md.append("| Redis | ")
+        .append(
+            machine.redisVersion.matches("[0-9].*")
+                ? "redis-server " + machine.redisVersion
+                : machine.redisVersion)
         .append(", local processes on 127.0.0.1 started by `RedisServers` (no persistence) |\n");
     md.append("| Peers | Redisson ")
         .append(version("org.redisson", "redisson"))

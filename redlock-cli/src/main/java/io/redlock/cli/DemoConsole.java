@@ -124,7 +124,9 @@ final class DemoConsole implements TortureListener {
         "Started "
             + started.size()
             + " redis-server node(s) ("
-            + RedisBinary.version().map(v -> "version " + v + ", ").orElse("")
+            + RedisBinary.version()
+                .map(v -> RedisBinary.serverName().orElse("version") + " " + v + ", ")
+                .orElse("")
             + RedisBinary.locate()
             + "):");
     for (int i = 0; i < started.size(); i++) {

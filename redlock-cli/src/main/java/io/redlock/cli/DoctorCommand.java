@@ -540,7 +540,7 @@ final class DoctorCommand implements Callable<Integer> {
       }
       return new Identity(
           infoField(replication, "role"),
-          infoField(server, "redis_version"),
+          NodeInfo.serverVersion(server),
           infoField(server, "run_id"),
           uptimeSeconds);
     } catch (RuntimeException e) {
@@ -610,13 +610,14 @@ final class DoctorCommand implements Callable<Integer> {
               + (command.equals("pexpire") ? ", 5000" : "")
               + ")";
       try {
-        redis.eval(script, ScriptOutputType.VALUE, key);
+        // GET answers a value, the others a number: the output type must fit, or the client
+        // fails to decode the reply (an UnsupportedOperationException that reads as a refusal)
+        redis.eval(
+            script, command.equals("get") ? ScriptOutputType.VALUE : ScriptOutputType.INTEGER, key);
       } catch (RuntimeException e) {
-        if (isRefused(e)
-            && InspectionClient.oneLine(e).toLowerCase(Locale.ROOT).contains("'" + command + "'")) {
-          refused.add(command);
-        } else {
-          addIfRefused(refused, e, "eval");
+        String name = refusedByScript(command, e);
+        if (name != null) {
+          refused.add(name);
         }
       }
     }
@@ -647,6 +648,23 @@ final class DoctorCommand implements Callable<Integer> {
   /** The library's own rule ({@link io.redlock.spi.Refusals}): doctor never judges apart. */
   private static boolean isRefused(RuntimeException e) {
     return io.redlock.spi.Refusals.isRefusal(e);
+  }
+
+  /**
+   * What a refusal of a script that runs only {@code command} refused: {@code "eval"} when the
+   * node refused EVAL itself ({@code NOPERM ... 'eval' ...}), else {@code command}, denied inside
+   * the script in whatever words the server uses (Redis 6.2 and 7.0 {@code "... can't run this
+   * command or subcommand"}, which does not name it; Redis 7.2 and Valkey {@code "ERR ACL
+   * failure in script: ... the 'pexpire' command"}); {@code null} when {@code error} is no
+   * refusal ({@link io.redlock.spi.Refusals}).
+   */
+  static String refusedByScript(String command, RuntimeException error) {
+    if (!isRefused(error)) {
+      return null;
+    }
+    return InspectionClient.oneLine(error).toLowerCase(Locale.ROOT).contains("'eval'")
+        ? "eval"
+        : command;
   }
 
   private static void print(

@@ -76,7 +76,7 @@ class CliAclIT {
     StringWriter init = new StringWriter();
     assertThat(run(init, "init", "redlock-init")).isEqualTo(ExitCodes.OK);
     assertThat(init.toString()).contains("every node is declared fresh");
-    assertThat(refusalsBut("config")).as("refused to redlock-init").isEmpty();
+    assertThat(refusalsBut("config|get")).as("refused to redlock-init").isEmpty();
 
     Path ran = dir.resolve("ran");
     assertThat(
@@ -117,7 +117,7 @@ class CliAclIT {
     assertThat(status.toString().lines().filter(l -> l.startsWith("redis://")))
         .hasSize(3)
         .allMatch(l -> l.matches("\\S+\\s+yes\\s+master\\s.*"));
-    assertThat(refusalsBut("config")).as("refused to locker").isEmpty();
+    assertThat(refusalsBut("config|get")).as("refused to locker").isEmpty();
 
     resetAclLogs();
     StringWriter doctor = new StringWriter();
@@ -137,6 +137,7 @@ class CliAclIT {
     return refusalsBut(null);
   }
 
+  /** As {@link #refusals()}, without those of {@code allowed} ({@code "config|get"}). */
   private static List<String> refusalsBut(String allowed) {
     List<String> seen = new ArrayList<>();
     for (int i = 0; i < redis.size(); i++) {
@@ -153,7 +154,11 @@ class CliAclIT {
             default -> {}
           }
         }
-        if (!String.valueOf(object).equals(allowed)) {
+        // Redis 6.2 logs a refused subcommand by its command ("config"), Redis 7 and Valkey
+        // by both ("config|get")
+        boolean isAllowed =
+            allowed != null && (allowed.equals(object) || allowed.startsWith(object + "|"));
+        if (!isAllowed) {
           seen.add("node " + i + ": " + user + " " + object + " " + reason);
         }
       }

@@ -282,4 +282,43 @@ class DoctorCommandTest {
                     && f.text().contains("counts again by itself")
                     && f.text().contains("never run 'redlock init' after a restart"));
   }
+
+  /** A refusal of a one-command script names that command, in every server's words. */
+  @Test
+  void aScriptRefusalNamesTheCommandTheScriptRan() {
+    // Redis 6.2.11: the words do not name the command
+    assertThat(
+            DoctorCommand.refusedByScript(
+                "pexpire",
+                new RuntimeException(
+                    "ERR Error running script (call to f_4e6d8fc8bb01276962cce5371fa795a7763657ae):"
+                        + " @user_script:1: @user_script: 1: The user executing the script can't"
+                        + " run this command or subcommand")))
+        .isEqualTo("pexpire");
+    // Valkey 8.0.1 (and Redis 7.2)
+    assertThat(
+            DoctorCommand.refusedByScript(
+                "get",
+                new RuntimeException(
+                    "ERR ACL failure in script: User u has no permissions to run the 'get'"
+                        + " command script: 4e6d8fc8bb01276962cce5371fa795a7763657ae, on"
+                        + " @user_script:1.")))
+        .isEqualTo("get");
+    // EVAL itself refused
+    assertThat(
+            DoctorCommand.refusedByScript(
+                "get",
+                new RuntimeException(
+                    "NOPERM this user has no permissions to run the 'eval' command or its"
+                        + " subcommand")))
+        .isEqualTo("eval");
+    // not a refusal: out of memory inside the script
+    assertThat(
+            DoctorCommand.refusedByScript(
+                "pexpire",
+                new RuntimeException(
+                    "ERR Error running script (call to f_0): @user_script:1: -OOM command not"
+                        + " allowed when used memory > 'maxmemory'.")))
+        .isNull();
+  }
 }

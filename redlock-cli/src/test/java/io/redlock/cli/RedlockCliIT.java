@@ -47,6 +47,15 @@ class RedlockCliIT {
     assertThat(out.toString()).contains("every node is declared fresh");
   }
 
+  /**
+   * The server version doctor shows: the number for Redis; for Valkey, which reports the Redis
+   * version it is compatible with beside its own, its name and own version ("valkey 8.0.1").
+   */
+  static String shownVersion() {
+    String version = RedisBinary.version().orElseThrow();
+    return RedisBinary.serverName().orElseThrow().equals("valkey") ? "valkey " + version : version;
+  }
+
   @AfterAll
   static void stopRedis() {
     if (redis != null) {
@@ -233,6 +242,26 @@ class RedlockCliIT {
     }
   }
 
+  /**
+   * With no node answering, the verdict is unknown and the exit code says so: a script that
+   * checks a lock with 'redlock status' must not read an outage as success.
+   */
+  @Test
+  void statusExitsWithFailureWhenNoNodeAnswers() {
+    String stopped;
+    try (RedisServers gone = RedisServers.start(3)) {
+      stopped = String.join(",", gone.uris());
+    }
+    StringWriter out = new StringWriter();
+    assertThat(run(out, "status", "--nodes", stopped, "--connect-timeout", "200ms", "nobody"))
+        .isEqualTo(ExitCodes.FAILURE);
+    assertThat(out.toString())
+        .contains("verdict: unknown (0 of 3 node(s) answered, 0 hold the key");
+    assertThat(out.toString().lines().filter(l -> l.startsWith("redis://")))
+        .hasSize(3)
+        .allMatch(l -> l.matches("\\S+\\s+no\\s+-.*"));
+  }
+
   @Test
   void initRefusesAClusterWithLockKeysNamingTheNodeAndForceWritesAnyway() {
     try (RedisServers used = RedisServers.start(3)) {
@@ -259,7 +288,7 @@ class RedlockCliIT {
     assertThat(healthy.toString())
         .contains("verdict: healthy")
         .contains("counts (data known complete)")
-        .contains(" " + RedisBinary.version().orElseThrow() + " "); // the VERSION column
+        .contains(" " + shownVersion() + " "); // the VERSION column
 
     redis.command(2, "CONFIG", "SET", "maxmemory", "100mb");
     redis.command(2, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
@@ -316,6 +345,30 @@ class RedlockCliIT {
     assertThat(after.toString()).doesNotContain("lapses in").doesNotContain(" register:");
   }
 
+  /**
+   * A command the library runs only inside its scripts, refused by the ACL: the server says so
+   * in the script's error, worded differently by Redis 6.2 and by Redis 7.2 and Valkey; doctor
+   * names the command either way.
+   */
+  @Test
+  void doctorNamesACommandTheAclRefusesInsideAScript() {
+    String user = "doctor-no-pexpire";
+    redis.command(
+        1, "ACL", "SETUSER", user, "on", ">no-pexpire-pw", "~*", "&*", "+@all", "-pexpire");
+    try {
+      String noPexpire = "redis://" + user + ":no-pexpire-pw@127.0.0.1:" + redis.port(1);
+      String shown = StatusCommand.displayName(noPexpire);
+      StringWriter out = new StringWriter();
+      run(out, "doctor", "--nodes", redis.uri(0) + "," + noPexpire + "," + redis.uri(2));
+      assertThat(out.toString())
+          .containsPattern(
+              "WARN " + java.util.regex.Pattern.quote(shown) + " acl: refuses pexpire \\(")
+          .doesNotContain("refuses eval");
+    } finally {
+      redis.command(1, "ACL", "DELUSER", user);
+    }
+  }
+
   @Test
   void doctorShowsWhatItReadOfANodeThatRefusesOnlyTime() {
     // Node 2 reached as a user that may run everything but TIME: the restart guard's read
@@ -328,7 +381,7 @@ class RedlockCliIT {
       String withNoTime = redis.uri(0) + "," + redis.uri(1) + "," + noTime;
       StringWriter out = new StringWriter();
       run(out, "doctor", "--nodes", withNoTime);
-      String version = RedisBinary.version().orElseThrow();
+      String version = shownVersion();
       assertThat(out.toString())
           .containsPattern(
               java.util.regex.Pattern.quote(shown)
@@ -391,9 +444,11 @@ class RedlockCliIT {
       closedPort = probe.getLocalPort();
     }
     String unreachable = "redis://127.0.0.1:" + closedPort;
+    // the cluster's three nodes with one of them unreachable: a fourth listed would contradict
+    // the node count 'redlock init' declared
+    String withUnreachable = redis.uri(0) + "," + redis.uri(1) + "," + unreachable;
     StringWriter out = new StringWriter();
-    assertThat(
-            run(out, "doctor", "--nodes", nodes + "," + unreachable, "--connect-timeout", "500ms"))
+    assertThat(run(out, "doctor", "--nodes", withUnreachable, "--connect-timeout", "500ms"))
         .as("doctor's output:%n%s", out)
         .isEqualTo(ExitCodes.OK);
     assertThat(out.toString())

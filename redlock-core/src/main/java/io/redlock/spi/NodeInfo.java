@@ -24,9 +24,10 @@ import java.util.Objects;
  *     refused, for example by an ACL without {@code CONFIG GET})
  * @param memory the node's memory limit and eviction policy ({@code maxmemory} and {@code
  *     maxmemory_policy} of {@code INFO memory}), or {@code null} if unknown
- * @param version the server's version ({@code redis_version} of {@code INFO server}), or
- *     {@code null} if the transport did not read it; shown by {@code redlock doctor}, never
- *     used by the algorithm
+ * @param version the server's version as {@link #serverVersion(String)} reads it from {@code
+ *     INFO server} ({@code "7.2.4"} for Redis, {@code "valkey 8.0.1"} for Valkey), or {@code
+ *     null} if the transport did not read it; shown by {@code redlock doctor}, never used by
+ *     the algorithm
  * @param evictedKeys how many keys the process has evicted ({@code evicted_keys} of {@code
  *     INFO stats}), or -1 if unknown: the restart guard treats its growth as data lost
  * @since 0.1.0
@@ -89,6 +90,43 @@ public record NodeInfo(
     public boolean mayEvictKeysWithoutTtl() {
       return maxmemory > 0 && policy.toLowerCase(java.util.Locale.ROOT).startsWith("allkeys");
     }
+  }
+
+  /**
+   * The server's name and version from the text of {@code INFO server}, as {@link #version()}
+   * carries it: {@code redis_version} for Redis ({@code "7.2.4"}); for a server that names
+   * itself in {@code server_name} and reports its own {@code <server_name>_version}, that
+   * name and version ({@code "valkey 8.0.1"}). Valkey also reports the Redis version it is
+   * compatible with in {@code redis_version} ({@code 7.2.4} beside {@code valkey_version:8.0.1}
+   * in Valkey 8.0), which is not the server's own.
+   *
+   * @param infoServer the reply to {@code INFO server} (or to {@code INFO}), or {@code null}
+   * @return the name and version, or {@code null} if the text names no version
+   * @since 0.1.0
+   */
+  public static String serverVersion(String infoServer) {
+    if (infoServer == null) {
+      return null;
+    }
+    String name = infoField(infoServer, "server_name");
+    if (name != null && !name.isEmpty() && !name.equalsIgnoreCase("redis")) {
+      String own = infoField(infoServer, name + "_version");
+      if (own != null && !own.isEmpty()) {
+        return name + " " + own;
+      }
+    }
+    return infoField(infoServer, "redis_version");
+  }
+
+  /** The value of {@code field} in {@code INFO} text, or {@code null}. */
+  private static String infoField(String info, String field) {
+    String prefix = field + ":";
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(prefix)) {
+        return line.substring(prefix.length()).strip();
+      }
+    }
+    return null;
   }
 
   /** Whether the node is a replica, which Redlock must not use as one of its masters. */

@@ -197,7 +197,7 @@ final class LettuceNodeClient implements NodeClient {
                         null,
                         null,
                         null,
-                        optionalField(texts[0], "redis_version"))));
+                        NodeInfo.serverVersion(texts[0]))));
   }
 
   /**

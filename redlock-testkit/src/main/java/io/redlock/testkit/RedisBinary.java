@@ -64,7 +64,7 @@ public final class RedisBinary {
   public static final String PATH_ENV = "REDLOCK_REDIS_SERVER";
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisBinary.class);
-  private static final Pattern VERSION = Pattern.compile("v=(\\d+(?:\\.\\d+)*)");
+  private static final Pattern VERSION = Pattern.compile("(?:(\\w+) server )?v=(\\d+(?:\\.\\d+)*)");
 
   private RedisBinary() {}
 
@@ -89,6 +89,19 @@ public final class RedisBinary {
    */
   public static Optional<String> version() {
     return Optional.ofNullable(located().version);
+  }
+
+  /**
+   * Returns which server the located binary is, by the name it gives with {@code --version}:
+   * {@code "redis"} ({@code "Redis server v=6.2.11 ..."}) or {@code "valkey"} ({@code "Valkey
+   * server v=8.0.1 ..."}), in lower case. Tests of behaviour that differs between the two (the
+   * version a client reads, the words of an error) ask this.
+   *
+   * @return the server's name, or empty if the binary did not give one in a recognisable form
+   * @throws IllegalStateException if no binary can be located
+   */
+  public static Optional<String> serverName() {
+    return Optional.ofNullable(located().name);
   }
 
   /** The major version, or 0 when unknown; decides which version-specific flags to pass. */
@@ -136,22 +149,29 @@ public final class RedisBinary {
               + PATH_PROPERTY
               + "=/path/to/redis-server.");
     }
-    String version = readVersion(found);
+    Matcher reported = VERSION.matcher(readVersion(found));
+    boolean known = reported.find();
+    String version = known ? reported.group(2) : null;
+    String name =
+        known && reported.group(1) != null ? reported.group(1).toLowerCase(Locale.ROOT) : null;
     LOG.info(
-        "Using redis-server {} (version {}, from {})",
+        "Using redis-server {} ({} version {}, from {})",
         found,
+        name == null ? "server" : name,
         version == null ? "unknown" : version,
         source);
-    return new Located(found, version);
+    return new Located(found, version, name);
   }
 
   private static final class Located {
     final Path path;
     final String version;
+    final String name;
 
-    Located(Path path, String version) {
+    Located(Path path, String version, String name) {
       this.path = path;
       this.version = version;
+      this.name = name;
     }
   }
 
@@ -404,6 +424,7 @@ public final class RedisBinary {
     }
   }
 
+  /** What {@code binary --version} prints, or an empty string if it did not end in time. */
   private static String readVersion(Path binary) {
     try {
       Process process =
@@ -414,15 +435,14 @@ public final class RedisBinary {
       }
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
         process.destroyForcibly();
-        return null;
+        return "";
       }
-      Matcher matcher = VERSION.matcher(output);
-      return matcher.find() ? matcher.group(1) : null;
+      return output;
     } catch (IOException e) {
       throw new UncheckedIOException("Could not run " + binary + " --version", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return null;
+      return "";
     }
   }
 }

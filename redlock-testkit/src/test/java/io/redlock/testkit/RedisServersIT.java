@@ -46,6 +46,25 @@ class RedisServersIT {
     }
   }
 
+  /**
+   * The name and version the kit reads from {@code --version} are those the running server
+   * reports: Redis in {@code redis_version}; Valkey in {@code valkey_version}, beside the Redis
+   * version it is compatible with.
+   */
+  @Test
+  void serverNameAndVersionAreThoseTheRunningServerReports() {
+    String name = RedisBinary.serverName().orElseThrow();
+    String version = RedisBinary.version().orElseThrow();
+    assertThat(name).isIn("redis", "valkey");
+    try (RedisServers redis = RedisServers.start(1)) {
+      String info = String.valueOf(redis.command(0, "INFO", "server"));
+      assertThat(info.lines()).contains(name + "_version:" + version);
+      if (name.equals("valkey")) {
+        assertThat(info.lines()).contains("server_name:valkey");
+      }
+    }
+  }
+
   @Test
   void startsIndependentServersOnDistinctLoopbackPorts() {
     try (RedisServers redis = RedisServers.start(3)) {
