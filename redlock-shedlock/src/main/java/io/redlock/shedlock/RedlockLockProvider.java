@@ -68,6 +68,9 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * failover of any minority of nodes. {@code lockAtLeastFor} is measured, as ShedLock does,
  * on this host's wall clock from the moment the lock was asked for.
  *
+ * <p>The task reads its lease, and with it the {@linkplain Lease#fencingToken() fencing
+ * token}, from {@link #currentLease()}.
+ *
  * <p>If the calling thread is interrupted while the attempt is in flight, the attempt is
  * undone, {@link #lock} returns empty and the interrupt flag stays set.
  *
@@ -144,28 +147,68 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
     LeaseKeeper keeper =
         new LeaseKeeper(lease, leaseTtl, redlock.config().retryDelay(), start + atMost.toNanos());
     keeper.start();
-    return Optional.of(new RedlockSimpleLock(configuration, keeper));
+    return Optional.of(new RedlockSimpleLock(configuration, keeper, ActiveLeases.push(lease)));
+  }
+
+  /**
+   * The lease of the ShedLock task running on the current thread: the innermost task that a
+   * {@code RedlockLockProvider} locked on this thread and that is not unlocked yet, as
+   * ShedLock's executor (and so {@code @SchedulerLock}) runs one. Empty outside such a task,
+   * and in a task that ShedLock ran without a lock of its own (a task nested in one of the
+   * same name, which ShedLock runs under the outer lock: the outer lease is then current).
+   *
+   * <p>The same lease for the whole run: the background extensions, {@code LockExtender} and
+   * {@code KeepAliveLockProvider} extend it, never replace it, so its {@linkplain
+   * Lease#fencingToken() fencing token} (with {@code fencing} on in the {@code Redlock}'s
+   * configuration) stays the same. Pass that token to what the task writes, and check
+   * {@link Lease#ensureValid()} before a side effect that must not overlap another run: a
+   * lease lost meanwhile (a failed extension, a long pause) stays current, invalid, until the
+   * task ends.
+   *
+   * <pre>{@code
+   * @Scheduled(cron = "0 0 2 * * *")
+   * @SchedulerLock(name = "nightly-export", lockAtMostFor = "14m")
+   * void export() {
+   *   long token = RedlockLockProvider.currentLease().orElseThrow().fencingToken();
+   *   // ... write, passing the token along
+   * }
+   * }</pre>
+   *
+   * <p>Read from the thread that runs the task: like ShedLock's {@code LockExtender}, it does
+   * not follow the task to other threads.
+   *
+   * @return the lease, or empty outside a task locked by this provider on this thread
+   * @since 0.1.0
+   */
+  public static Optional<Lease> currentLease() {
+    return ActiveLeases.current();
   }
 
   /** One lock as ShedLock sees it; the lease behind it may outlive it across extensions. */
   private static final class RedlockSimpleLock extends AbstractSimpleLock {
     private final LeaseKeeper keeper;
+    private final ActiveLeases.Entry active;
 
-    RedlockSimpleLock(LockConfiguration configuration, LeaseKeeper keeper) {
+    RedlockSimpleLock(
+        LockConfiguration configuration, LeaseKeeper keeper, ActiveLeases.Entry active) {
       super(configuration);
       this.keeper = keeper;
+      this.active = active;
     }
 
     @Override
     protected void doUnlock() {
+      active.end();
       keeper.unlock(nanosFromNow(lockConfiguration.getLockAtLeastUntil()));
     }
 
     @Override
     protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
-      return keeper.extendTo(System.nanoTime() + newConfiguration.getLockAtMostFor().toNanos())
-          ? Optional.of(new RedlockSimpleLock(newConfiguration, keeper))
-          : Optional.empty();
+      if (keeper.extendTo(System.nanoTime() + newConfiguration.getLockAtMostFor().toNanos())) {
+        return Optional.of(new RedlockSimpleLock(newConfiguration, keeper, active));
+      }
+      active.orphan(); // this lock is spent and nothing will unlock it
+      return Optional.empty();
     }
 
     @Override
