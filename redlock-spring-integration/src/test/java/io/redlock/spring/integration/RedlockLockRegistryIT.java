@@ -108,18 +108,21 @@ class RedlockLockRegistryIT {
     try (Redlock fenced =
         Redlock.create(TestConfigs.patient(servers).toBuilder().fencing(true).build())) {
       RedlockLockRegistry registry = new RedlockLockRegistry(fenced, prefix);
-      RedlockRegistryLock lock = registry.obtain("42");
-      assertThat(lock.lockKey()).isEqualTo("42");
-      assertThatThrownBy(lock::lease).isInstanceOf(IllegalMonitorStateException.class);
+      RedlockRegistryLock idle = registry.obtain("42");
+      assertThat(idle.lockKey()).isEqualTo("42");
+      assertThatThrownBy(idle::lease).isInstanceOf(IllegalMonitorStateException.class);
       long first;
+      // The docs' lines, from here to the end of the finally block.
+      RedlockRegistryLock lock = registry.obtain("42");
       lock.lock();
       try {
-        long token = lock.lease().fencingToken(); // with redlock.fencing on
-        assertThat(lock.lease().resources()).containsExactly(prefix + ":42");
-        lock.lock(); // reentrant: the same lease
-        assertThat(lock.lease().fencingToken()).isEqualTo(token);
-        lock.unlock();
-        first = token;
+        long token = lock.lease().fencingToken(); // fencing on in the Redlock's configuration
+        first = token; // test-only
+        assertThat(lock.lease().resources()).containsExactly(prefix + ":42"); // test-only
+        lock.lock(); // test-only: reentrant, the same lease
+        assertThat(lock.lease().fencingToken()).isEqualTo(token); // test-only
+        lock.unlock(); // test-only
+        // ... write order 42, passing the token along
       } finally {
         lock.unlock();
       }
@@ -137,7 +140,7 @@ class RedlockLockRegistryIT {
                       }
                     })
                 .get();
-        assertThat(next).isGreaterThan(first);
+        assertThat(next).as("a later holder's token").isGreaterThan(first);
       } finally {
         thread.shutdown();
       }
