@@ -52,6 +52,9 @@ final class RedlockLockedPostProcessor extends AbstractBeanFactoryAwareAdvisingP
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     Class<?> targetClass = AopUtils.getTargetClass(bean);
+    if (!isEligible(targetClass)) {
+      return bean; // no locked method (the answer is cached per class)
+    }
     try {
       ReflectionUtils.doWithMethods(targetClass, method -> interceptor.locked(method, targetClass));
     } catch (IllegalStateException e) {
