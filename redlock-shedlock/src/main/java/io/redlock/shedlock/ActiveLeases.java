@@ -12,10 +12,14 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * <p>A task is locked on the thread that runs it (ShedLock's executor calls {@code lock}, runs
  * the task and calls {@code unlock} on one thread), but a lock may be unlocked from any thread,
  * so each thread's stack is a concurrent deque that {@link Entry#end()} may change from
- * elsewhere. A lock whose extension failed is spent and never unlocked (ShedLock's {@code
- * unlock} on it throws before reaching the provider): its entry is marked {@linkplain
- * Entry#orphan() orphaned}, stays while its task goes on (so the task sees its lost lease),
- * and is dropped when the next task is locked on that thread.
+ * elsewhere. Some entries are never ended: a lock whose extension failed is spent, and
+ * ShedLock's {@code unlock} on it throws before reaching the provider (its entry is marked
+ * {@linkplain Entry#orphan() orphaned}); a lock taken with {@code lock} and never unlocked
+ * stays until its lease ends. The innermost entry stays while its task goes on (so the task
+ * sees its lost lease). When the next lock is taken on that thread outside a task, every
+ * entry left there is dropped; inside a task (a nested lock), those that are orphaned or no
+ * longer valid, but the innermost. Since a forgotten lock may sit below, {@link
+ * RedlockLockProvider#currentLease()} answers only inside a task ShedLock says is running.
  *
  * <p>Thread-safe.
  */
@@ -24,14 +28,24 @@ final class ActiveLeases {
 
   private ActiveLeases() {}
 
-  /** Records {@code lease} as the current thread's innermost task lease. */
-  static Entry push(Lease lease) {
+  /**
+   * Records {@code lease} as the current thread's innermost task lease.
+   *
+   * @param inTask whether a ShedLock task runs on this thread already (this lock is then a
+   *     nested one); if not, no entry left on this thread belongs to a running task
+   */
+  static Entry push(Lease lease, boolean inTask) {
     Deque<Entry> stack = ACTIVE.get();
     if (stack == null) {
       stack = new ConcurrentLinkedDeque<>();
       ACTIVE.set(stack);
     }
-    stack.removeIf(e -> e.orphaned);
+    if (inTask) {
+      Entry top = stack.peekLast(); // the running task's: it stays, lost or not
+      stack.removeIf(e -> e != top && (e.orphaned || !e.lease.isValid()));
+    } else {
+      stack.clear();
+    }
     Entry entry = new Entry(lease, stack);
     stack.addLast(entry);
     return entry;

@@ -10,6 +10,7 @@ import java.util.Optional;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
+import net.javacrumbs.shedlock.core.LockAssert;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
@@ -147,15 +148,17 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
     LeaseKeeper keeper =
         new LeaseKeeper(lease, leaseTtl, redlock.config().retryDelay(), start + atMost.toNanos());
     keeper.start();
-    return Optional.of(new RedlockSimpleLock(configuration, keeper, ActiveLeases.push(lease)));
+    return Optional.of(
+        new RedlockSimpleLock(configuration, keeper, ActiveLeases.push(lease, inShedLockTask())));
   }
 
   /**
    * The lease of the ShedLock task running on the current thread: the innermost task that a
    * {@code RedlockLockProvider} locked on this thread and that is not unlocked yet, as
-   * ShedLock's executor (and so {@code @SchedulerLock}) runs one. Empty outside such a task,
-   * and in a task that ShedLock ran without a lock of its own (a task nested in one of the
-   * same name, which ShedLock runs under the outer lock: the outer lease is then current).
+   * ShedLock's executor (and so {@code @SchedulerLock}) runs one. Empty outside a task that
+   * ShedLock's executor runs (where ShedLock's {@code LockAssert.assertLocked()} fails), so
+   * also for a lock taken with {@link #lock} directly. A task nested in one of the same name,
+   * which ShedLock runs under the outer lock, sees the outer lease.
    *
    * <p>The same lease for the whole run: the background extensions, {@code LockExtender} and
    * {@code KeepAliveLockProvider} extend it, never replace it, so its {@linkplain
@@ -181,7 +184,17 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
    * @since 0.1.0
    */
   public static Optional<Lease> currentLease() {
-    return ActiveLeases.current();
+    return inShedLockTask() ? ActiveLeases.current() : Optional.empty();
+  }
+
+  /** Whether ShedLock's executor runs a locked task on this thread (what LockAssert checks). */
+  private static boolean inShedLockTask() {
+    try {
+      LockAssert.assertLocked();
+      return true;
+    } catch (IllegalStateException notLocked) {
+      return false;
+    }
   }
 
   /** One lock as ShedLock sees it; the lease behind it may outlive it across extensions. */

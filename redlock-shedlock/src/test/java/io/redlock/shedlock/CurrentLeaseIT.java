@@ -191,12 +191,27 @@ class CurrentLeaseIT {
   }
 
   @Test
-  void aLockUnlockedFromAnotherThreadIsNoLongerCurrentOnTheThreadThatTookIt() throws Exception {
-    String name = "handed-" + UUID.randomUUID();
-    Optional<SimpleLock> lock = provider.lock(job(name));
-    assertThat(lock).isPresent();
-    assertThat(current().resources()).containsExactly(provider.resourceOf(name));
-    CompletableFuture.runAsync(() -> lock.get().unlock()).get(30, TimeUnit.SECONDS);
-    assertThat(RedlockLockProvider.currentLease()).isEmpty();
+  void aLockUnlockedFromAnotherThreadIsNoLongerCurrentOnTheThreadThatTookIt() {
+    String task = "task-" + UUID.randomUUID();
+    String handed = "handed-" + UUID.randomUUID();
+    run(
+        task,
+        () -> {
+          Lease mine = current();
+          SimpleLock lock = provider.lock(job(handed)).orElseThrow();
+          assertThat(current().resources()).containsExactly(provider.resourceOf(handed));
+          CompletableFuture.runAsync(lock::unlock).join();
+          assertThat(current()).isSameAs(mine);
+        });
+  }
+
+  @Test
+  void aLockTakenOutsideATaskIsNotATasksLease() {
+    SimpleLock lock = provider.lock(job("direct-" + UUID.randomUUID())).orElseThrow();
+    try {
+      assertThat(RedlockLockProvider.currentLease()).isEmpty();
+    } finally {
+      lock.unlock();
+    }
   }
 }
