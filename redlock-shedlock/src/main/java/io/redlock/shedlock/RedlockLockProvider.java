@@ -10,6 +10,7 @@ import java.util.Optional;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
+import net.javacrumbs.shedlock.core.LockAssert;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
@@ -67,6 +68,9 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * does not own (every release and extension compares the token), and it survives the
  * failover of any minority of nodes. {@code lockAtLeastFor} is measured, as ShedLock does,
  * on this host's wall clock from the moment the lock was asked for.
+ *
+ * <p>The task reads its lease, and with it the {@linkplain Lease#fencingToken() fencing
+ * token}, from {@link #currentLease()}.
  *
  * <p>If the calling thread is interrupted while the attempt is in flight, the attempt is
  * undone, {@link #lock} returns empty and the interrupt flag stays set.
@@ -144,28 +148,80 @@ public final class RedlockLockProvider implements ExtensibleLockProvider {
     LeaseKeeper keeper =
         new LeaseKeeper(lease, leaseTtl, redlock.config().retryDelay(), start + atMost.toNanos());
     keeper.start();
-    return Optional.of(new RedlockSimpleLock(configuration, keeper));
+    return Optional.of(
+        new RedlockSimpleLock(configuration, keeper, ActiveLeases.push(lease, inShedLockTask())));
+  }
+
+  /**
+   * The lease of the ShedLock task running on the current thread: the innermost task that a
+   * {@code RedlockLockProvider} locked on this thread and that is not unlocked yet, as
+   * ShedLock's executor (and so {@code @SchedulerLock}) runs one. Empty outside a task that
+   * ShedLock's executor runs (where ShedLock's {@code LockAssert.assertLocked()} fails), so
+   * also for a lock taken with {@link #lock} directly. A task nested in one of the same name,
+   * which ShedLock runs under the outer lock, sees the outer lease.
+   *
+   * <p>The same lease for the whole run: the background extensions, {@code LockExtender} and
+   * {@code KeepAliveLockProvider} extend it, never replace it, so its {@linkplain
+   * Lease#fencingToken() fencing token} (with {@code fencing} on in the {@code Redlock}'s
+   * configuration) stays the same. Pass that token to what the task writes, and check
+   * {@link Lease#ensureValid()} before a side effect that must not overlap another run: a
+   * lease lost meanwhile (a failed extension, a long pause) stays current, invalid, until the
+   * task ends.
+   *
+   * <pre>{@code
+   * @Scheduled(cron = "0 0 2 * * *")
+   * @SchedulerLock(name = "nightly-export", lockAtMostFor = "14m")
+   * void export() {
+   *   long token = RedlockLockProvider.currentLease().orElseThrow().fencingToken();
+   *   // ... write, passing the token along
+   * }
+   * }</pre>
+   *
+   * <p>Read from the thread that runs the task: like ShedLock's {@code LockExtender}, it does
+   * not follow the task to other threads.
+   *
+   * @return the lease, or empty outside a task locked by this provider on this thread
+   * @since 0.1.0
+   */
+  public static Optional<Lease> currentLease() {
+    return inShedLockTask() ? ActiveLeases.current() : Optional.empty();
+  }
+
+  /** Whether ShedLock's executor runs a locked task on this thread (what LockAssert checks). */
+  private static boolean inShedLockTask() {
+    try {
+      LockAssert.assertLocked();
+      return true;
+    } catch (IllegalStateException notLocked) {
+      return false;
+    }
   }
 
   /** One lock as ShedLock sees it; the lease behind it may outlive it across extensions. */
   private static final class RedlockSimpleLock extends AbstractSimpleLock {
     private final LeaseKeeper keeper;
+    private final ActiveLeases.Entry active;
 
-    RedlockSimpleLock(LockConfiguration configuration, LeaseKeeper keeper) {
+    RedlockSimpleLock(
+        LockConfiguration configuration, LeaseKeeper keeper, ActiveLeases.Entry active) {
       super(configuration);
       this.keeper = keeper;
+      this.active = active;
     }
 
     @Override
     protected void doUnlock() {
+      active.end();
       keeper.unlock(nanosFromNow(lockConfiguration.getLockAtLeastUntil()));
     }
 
     @Override
     protected Optional<SimpleLock> doExtend(LockConfiguration newConfiguration) {
-      return keeper.extendTo(System.nanoTime() + newConfiguration.getLockAtMostFor().toNanos())
-          ? Optional.of(new RedlockSimpleLock(newConfiguration, keeper))
-          : Optional.empty();
+      if (keeper.extendTo(System.nanoTime() + newConfiguration.getLockAtMostFor().toNanos())) {
+        return Optional.of(new RedlockSimpleLock(newConfiguration, keeper, active));
+      }
+      active.orphan(); // this lock is spent and nothing will unlock it
+      return Optional.empty();
     }
 
     @Override

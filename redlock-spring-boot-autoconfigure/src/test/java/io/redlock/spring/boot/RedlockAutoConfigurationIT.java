@@ -10,6 +10,7 @@ import io.redlock.RedlockConfig;
 import io.redlock.micrometer.RedlockMetrics;
 import io.redlock.micrometer.RedlockNodeGauges;
 import io.redlock.shedlock.RedlockLockProvider;
+import io.redlock.spring.integration.AbstractRedlockLockRegistry;
 import io.redlock.spi.NodeTransport;
 import io.redlock.spring.integration.RedlockLockRegistry;
 import io.redlock.testkit.RedisServers;
@@ -34,6 +35,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.SpringVersion;
 import org.springframework.integration.support.locks.LockRegistry;
 
@@ -183,7 +185,7 @@ class RedlockAutoConfigurationIT {
               assertThat(config.autoExtendThreshold()).isEqualTo(expected.autoExtendThreshold());
               assertThat(config.restartGuard()).isTrue();
               assertThat(config.fencing()).isEqualTo(expected.fencing());
-              assertThat(context.getBean(RedlockLockRegistry.class).registryKey())
+              assertThat(context.getBean(AbstractRedlockLockRegistry.class).registryKey())
                   .isEqualTo("redlock-registry");
             });
   }
@@ -196,7 +198,7 @@ class RedlockAutoConfigurationIT {
             context -> {
               assertThat(context.getBean(RedlockLockProvider.class).namespace())
                   .isEqualTo("shedlock");
-              assertThat(context.getBean(RedlockLockRegistry.class).registryKey())
+              assertThat(context.getBean(AbstractRedlockLockRegistry.class).registryKey())
                   .isEqualTo("redlock-registry");
             });
     runner
@@ -205,7 +207,7 @@ class RedlockAutoConfigurationIT {
             context -> {
               assertThat(context.getBean(RedlockLockProvider.class).namespace())
                   .isEqualTo("shedlock:billing");
-              assertThat(context.getBean(RedlockLockRegistry.class).registryKey())
+              assertThat(context.getBean(AbstractRedlockLockRegistry.class).registryKey())
                   .isEqualTo("redlock-registry:billing");
             });
     runner
@@ -217,7 +219,7 @@ class RedlockAutoConfigurationIT {
         .run(
             context -> {
               assertThat(context.getBean(RedlockLockProvider.class).namespace()).isEqualTo("jobs");
-              assertThat(context.getBean(RedlockLockRegistry.class).registryKey())
+              assertThat(context.getBean(AbstractRedlockLockRegistry.class).registryKey())
                   .isEqualTo("orders");
             });
   }
@@ -234,7 +236,8 @@ class RedlockAutoConfigurationIT {
               assertThat(redlock.tryAcquire("boot-bound")).as("held").isEmpty();
               lease.get().close();
 
-              RedlockLockRegistry registry = context.getBean(RedlockLockRegistry.class);
+              AbstractRedlockLockRegistry<?> registry =
+                  context.getBean(AbstractRedlockLockRegistry.class);
               assertThat(registry.registryKey()).isEqualTo("jobs");
               Lock lock = registry.obtain("a");
               assertThat(lock.tryLock()).isTrue();
@@ -248,6 +251,42 @@ class RedlockAutoConfigurationIT {
               assertThat(provider.lock(job)).as("held").isEmpty();
               held.unlock();
             });
+  }
+
+  /**
+   * Spring Integration 7 (Boot 4.0) gets the registry of {@code DistributedLock}s, which a
+   * {@code LockRegistry<DistributedLock>} injection point takes; 6.5 (Boot 3.5) the plain one.
+   */
+  @Test
+  void theRegistryIsTheDistributedLockOneOnSpringIntegration7() throws ClassNotFoundException {
+    boolean si7 = System.getProperty("redlock.test.spring-boot").startsWith("4.");
+    runner
+        .withPropertyValues(nodes())
+        .run(
+            context -> {
+              AbstractRedlockLockRegistry<?> registry =
+                  context.getBean(AbstractRedlockLockRegistry.class);
+              assertThat(registry.getClass().getSimpleName())
+                  .isEqualTo(si7 ? "RedlockDistributedLockRegistry" : "RedlockLockRegistry");
+              assertThat(context.getBean(LockRegistry.class)).isSameAs(registry);
+              if (!si7) {
+                assertThat(registry).isInstanceOf(RedlockLockRegistry.class);
+              }
+            });
+    if (si7) {
+      // What an injection point of LockRegistry<DistributedLock> resolves (this source also
+      // compiles against 6.5, where neither type exists as such).
+      ResolvableType distributed =
+          ResolvableType.forClassWithGenerics(
+              LockRegistry.class,
+              Class.forName("org.springframework.integration.support.locks.DistributedLock"));
+      runner
+          .withPropertyValues(nodes())
+          .run(
+              context ->
+                  assertThat(context.getBeanProvider(distributed).getIfAvailable())
+                      .isSameAs(context.getBean(LockRegistry.class)));
+    }
   }
 
   @Test
@@ -287,7 +326,7 @@ class RedlockAutoConfigurationIT {
                 assertThat(context.getBean(Redlock.class)).isSameAs(own);
                 // The integrations still come, over the application's Redlock.
                 assertThat(context).hasSingleBean(RedlockLockProvider.class);
-                assertThat(context).hasSingleBean(RedlockLockRegistry.class);
+                assertThat(context).hasSingleBean(AbstractRedlockLockRegistry.class);
                 // What only listens to the auto-configured one does not: it would hear nothing.
                 assertThat(context).doesNotHaveBean(RedlockMetrics.class);
               });
@@ -333,7 +372,7 @@ class RedlockAutoConfigurationIT {
               assertThat(context.getBean(LockProvider.class)).isSameAs(provider);
               assertThat(context.getBean(LockRegistry.class)).isSameAs(registry);
               assertThat(context).doesNotHaveBean(RedlockLockProvider.class);
-              assertThat(context).doesNotHaveBean(RedlockLockRegistry.class);
+              assertThat(context).doesNotHaveBean(AbstractRedlockLockRegistry.class);
             });
   }
 
@@ -348,7 +387,7 @@ class RedlockAutoConfigurationIT {
               assertThat(context).hasNotFailed();
               assertThat(context).hasSingleBean(Redlock.class);
               assertThat(context).doesNotHaveBean(RedlockLockProvider.class);
-              assertThat(context).doesNotHaveBean(RedlockLockRegistry.class);
+              assertThat(context).doesNotHaveBean(AbstractRedlockLockRegistry.class);
             });
   }
 

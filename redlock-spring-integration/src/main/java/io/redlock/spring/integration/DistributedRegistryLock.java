@@ -5,33 +5,28 @@ import java.time.Duration;
 import java.util.ConcurrentModificationException;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import org.springframework.integration.support.locks.DistributedLock;
 
 /**
- * A {@link RegistryLock} that is also Spring Integration 7's {@link DistributedLock}. Only
- * {@link #create} names this class, and the registry calls it only when
- * {@code DistributedLock} is on the class path, so on Spring Integration 6.5 it is never
- * loaded.
- *
- * <p>A lock taken with a ttl of its own holds a lease of the registry's ttl first, then
- * extends it to the given ttl before returning; from then on it is auto-extended by that ttl,
- * which is how long the lock outlives a holder that dies. An extension that too few nodes
- * confirm is not a lock with that ttl: the lease is given back and the acquisition starts
- * over, within the wait if there is one. A reentrant hold keeps the ttl of the first.
+ * A {@link RegistryLock} that is also Spring Integration 7's {@link DistributedLock}, as
+ * {@link RedlockDistributedLock} describes. Only {@link #create} names this class, and the
+ * registry calls it only when {@code DistributedLock} is on the class path, so on Spring
+ * Integration 6.5 it is never loaded.
  */
-final class DistributedRegistryLock extends RegistryLock implements DistributedLock {
+final class DistributedRegistryLock extends RegistryLock implements RedlockDistributedLock {
 
-  private DistributedRegistryLock(RedlockLockRegistry registry, String key, RedlockLock view) {
+  private DistributedRegistryLock(
+      AbstractRedlockLockRegistry<?> registry, String key, RedlockLock view) {
     super(registry, key, view);
   }
 
-  static RegistryLock create(RedlockLockRegistry registry, String key, RedlockLock view) {
+  static RegistryLock create(
+      AbstractRedlockLockRegistry<?> registry, String key, RedlockLock view) {
     return new DistributedRegistryLock(registry, key, view);
   }
 
   @Override
   public void lock(Duration ttl) {
-    RedlockLockRegistry.checkTtl(ttl);
+    AbstractRedlockLockRegistry.checkTtl(ttl);
     while (true) {
       lock();
       if (withTtl(ttl)) {
@@ -43,7 +38,7 @@ final class DistributedRegistryLock extends RegistryLock implements DistributedL
   @Override
   public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
     Objects.requireNonNull(waitTime, "waitTime");
-    RedlockLockRegistry.checkTtl(ttl);
+    AbstractRedlockLockRegistry.checkTtl(ttl);
     long deadline = System.nanoTime() + waitTime.toNanos();
     while (true) {
       if (!tryLock(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {

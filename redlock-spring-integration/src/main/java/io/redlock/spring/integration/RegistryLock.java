@@ -10,17 +10,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.Lock;
 import org.springframework.dao.CannotAcquireLockException;
 
 /**
- * One lock of a {@link RedlockLockRegistry}: a {@link RedlockLock} view that tells the
- * registry when its lease is lost and speaks Spring Integration's language about it
+ * One lock of an {@link AbstractRedlockLockRegistry}: a {@link RedlockLock} view that tells
+ * the registry when its lease is lost and speaks Spring Integration's language about it
  * ({@link ConcurrentModificationException} on {@code unlock}). Package-private: callers see a
- * {@link Lock} (and, on Spring Integration 7, a {@code DistributedLock}).
+ * {@link RedlockRegistryLock} (and, on Spring Integration 7, a {@link RedlockDistributedLock}).
  */
-class RegistryLock implements Lock {
-  final RedlockLockRegistry registry;
+class RegistryLock implements RedlockRegistryLock {
+  final AbstractRedlockLockRegistry<?> registry;
   final String key;
   final RedlockLock view;
 
@@ -33,11 +32,21 @@ class RegistryLock implements Lock {
   /** {@link System#nanoTime()} when this lock was last obtained or acquired. */
   volatile long lastUsed;
 
-  RegistryLock(RedlockLockRegistry registry, String key, RedlockLock view) {
+  RegistryLock(AbstractRedlockLockRegistry<?> registry, String key, RedlockLock view) {
     this.registry = registry;
     this.key = key;
     this.view = view;
     this.lastUsed = System.nanoTime();
+  }
+
+  @Override
+  public String lockKey() {
+    return key;
+  }
+
+  @Override
+  public Lease lease() {
+    return view.lease();
   }
 
   @Override
@@ -174,7 +183,7 @@ class RegistryLock implements Lock {
 
   @Override
   public String toString() {
-    return "RedlockLockRegistry lock '" + key + "' (" + view + ")";
+    return "Redlock registry lock '" + key + "' (" + view + ")";
   }
 
   /** After an acquisition: the first hold watches its lease, so that a loss is heard. */

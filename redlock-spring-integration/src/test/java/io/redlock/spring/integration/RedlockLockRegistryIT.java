@@ -73,7 +73,7 @@ class RedlockLockRegistryIT {
   }
 
   @Test
-  void runsOnTheSpringIntegrationLineOfThisExecution() {
+  void runsOnTheSpringIntegrationLineOfThisExecution() throws ClassNotFoundException {
     String expected = System.getProperty("redlock.test.spring-integration");
     assertThat(expected).as("set by the failsafe execution").isNotBlank();
     assertThat(LockRegistry.class.getPackage().getImplementationVersion()).isEqualTo(expected);
@@ -90,11 +90,61 @@ class RedlockLockRegistryIT {
     assertThat(distributed).isEqualTo(expected.startsWith("7."));
     RedlockLockRegistry registry = new RedlockLockRegistry(redlock, registryKey());
     Lock lock = registry.obtain("k");
-    assertThat(
-            List.of(lock.getClass().getInterfaces()).stream()
-                .anyMatch(i -> i.getSimpleName().equals("DistributedLock")))
+    assertThat(lock).isInstanceOf(RedlockRegistryLock.class);
+    assertThat(lock.getClass() != RegistryLock.class)
         .as("the lock is a DistributedLock exactly when that type exists")
         .isEqualTo(distributed);
+    if (distributed) {
+      assertThat(
+              Class.forName("org.springframework.integration.support.locks.DistributedLock")
+                  .isInstance(lock))
+          .isTrue();
+    }
+  }
+
+  @Test
+  void aHolderReadsItsLeaseAndAFencingTokenThatGrowsWithEachHolder() throws Exception {
+    String prefix = registryKey();
+    try (Redlock fenced =
+        Redlock.create(TestConfigs.patient(servers).toBuilder().fencing(true).build())) {
+      RedlockLockRegistry registry = new RedlockLockRegistry(fenced, prefix);
+      RedlockRegistryLock idle = registry.obtain("42");
+      assertThat(idle.lockKey()).isEqualTo("42");
+      assertThatThrownBy(idle::lease).isInstanceOf(IllegalMonitorStateException.class);
+      long first;
+      // The docs' lines, from here to the end of the finally block.
+      RedlockRegistryLock lock = registry.obtain("42");
+      lock.lock();
+      try {
+        long token = lock.lease().fencingToken(); // fencing on in the Redlock's configuration
+        first = token; // test-only
+        assertThat(lock.lease().resources()).containsExactly(prefix + ":42"); // test-only
+        lock.lock(); // test-only: reentrant, the same lease
+        assertThat(lock.lease().fencingToken()).isEqualTo(token); // test-only
+        lock.unlock(); // test-only
+        // ... write order 42, passing the token along
+      } finally {
+        lock.unlock();
+      }
+      ExecutorService thread = Executors.newSingleThreadExecutor();
+      try {
+        long next =
+            thread
+                .submit(
+                    () -> {
+                      lock.lock();
+                      try {
+                        return lock.lease().fencingToken();
+                      } finally {
+                        lock.unlock();
+                      }
+                    })
+                .get();
+        assertThat(next).as("a later holder's token").isGreaterThan(first);
+      } finally {
+        thread.shutdown();
+      }
+    }
   }
 
   @Test
