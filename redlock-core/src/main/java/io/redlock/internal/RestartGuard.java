@@ -10,7 +10,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +47,7 @@ import org.slf4j.LoggerFactory;
  *   <li>A node that refuses the probe (an ACL without {@code INFO} or {@code TIME}, a proxy)
  *       never counts; it is named once at WARN, and in the detail of its votes.
  *   <li>Each probe also raises this client's entry in the cluster's max-ttl register
- *       ({@link NodeClient#raiseMaxTtl}) for {@link #holdMillis}: the window is the longest
+ *       ({@link NodeClient#raiseMaxTtl}) for {@link MaxTtlRegisters#holdMillis}: the window is the longest
  *       live value read from any node, and a node counts for this client only while its own
  *       entry there is known to outlast a lease granted now. So a departed client's longer
  *       value lapses only after its leases ended, and then no longer widens the window.
@@ -71,61 +70,17 @@ final class RestartGuard {
   /** How often every node is probed. */
   public static final long PROBE_INTERVAL_NANOS = 1_000_000_000L;
 
-  /**
-   * How long after this client's last confirmed raise of a node's max-ttl register the node
-   * still counts for it: its entry is raised to outlast any lease by this much, so a few failed
-   * probes (each a second apart) do not take the node out, and a longer gap does.
-   */
-  static final long REGISTER_SLACK_NANOS = 5_000_000_000L;
-
-  private static final int REGISTER_NOT_CONFIRMED = 0;
-  private static final int REGISTER_CONFIRMED = 1;
-  private static final int NO_REGISTER = 2;
-
   private static final int UNKNOWN = 0;
   private static final int KNOWN = 1;
   private static final int EXCLUDED = 2;
 
-  /**
-   * Log lines decided under the monitor, with the values they name, to be written by {@link
-   * #write()} once it is released. Confined to the thread that made it.
-   */
-  private static final class LogLines {
-    private final List<Runnable> lines = new ArrayList<>(2);
-
-    void add(Runnable line) {
-      lines.add(line);
-    }
-
-    void write() {
-      for (Runnable line : lines) {
-        line.run();
-      }
-    }
-  }
-
   private final List<NodeClient> nodes;
   private final TimeSource time;
   private final boolean holdBackRestarts;
-  private final long ownMaxTtlMillis;
-  private final long ownWindowNanos;
-  private final long holdMillis;
-  private final AtomicIntegerArray registerState;
-  private final AtomicLongArray registerCovered;
-  private final long[] seenMaxTtl;
-  private final long[] seenUntil;
-  private final boolean[] seenForever;
-  private final String[] registerFailure;
-  private final boolean[] registerRefusalLogged;
-  private final boolean[] registerFailureLogged;
-  private final boolean[] registerPoisonLogged;
+  private final MaxTtlRegisters registers;
   private final boolean[] rightsChecked;
-  private final AtomicLong clusterMaxTtlMillis;
-  private final AtomicLong windowNanos;
   private final double driftFactor;
   private final String markerKey;
-  private final String maxTtlKey;
-  private boolean widenedLogged; // guarded by this
   private final AtomicIntegerArray standing;
   private final AtomicLongArray startedAt;
   private final AtomicIntegerArray atOnce;
@@ -186,15 +141,10 @@ final class RestartGuard {
     this.nodes = nodes;
     this.time = time;
     this.holdBackRestarts = holdBackRestarts;
-    this.ownMaxTtlMillis = maxTtlMillis;
-    this.clusterMaxTtlMillis = new AtomicLong(maxTtlMillis);
     this.driftFactor = driftFactor;
-    this.ownWindowNanos = window(maxTtlMillis);
-    this.windowNanos = new AtomicLong(ownWindowNanos);
-    this.holdMillis = holdMillis(maxTtlMillis, driftFactor);
     this.markerKey = markerKey;
-    this.maxTtlKey = maxTtlKey;
     int n = nodes.size();
+    this.epochs = new AtomicIntegerArray(n);
     this.standing = new AtomicIntegerArray(n);
     this.startedAt = new AtomicLongArray(n);
     this.atOnce = new AtomicIntegerArray(n);
@@ -215,6 +165,7 @@ final class RestartGuard {
       nodeNames.add(node.name());
     }
     this.names = List.copyOf(nodeNames);
+    this.registers = new MaxTtlRegisters(names, epochs, maxTtlKey, maxTtlMillis, driftFactor);
     this.infos = new NodeInfo[n];
     this.lastSeq = new long[n];
     this.lastTrusted = new boolean[n];
@@ -225,37 +176,13 @@ final class RestartGuard {
     this.refusalLogged = new boolean[n];
     this.evictionLogged = new boolean[n];
     this.probing = new boolean[n];
-    this.epochs = new AtomicIntegerArray(n);
     this.heldBackLogged = new boolean[n];
     this.probedOnce = new boolean[n];
     this.answered = new boolean[n];
     this.unreachable = new String[n];
     java.util.Arrays.fill(unreachable, "not probed yet");
-    this.registerState = new AtomicIntegerArray(n);
-    this.registerCovered = new AtomicLongArray(n);
-    this.seenMaxTtl = new long[n];
-    this.seenUntil = new long[n];
-    this.seenForever = new boolean[n];
-    this.registerFailure = new String[n];
-    this.registerRefusalLogged = new boolean[n];
-    this.registerFailureLogged = new boolean[n];
-    this.registerPoisonLogged = new boolean[n];
     this.rightsChecked = new boolean[n];
     this.firstProbesLeft = n;
-  }
-
-  /**
-   * How long a client with {@code maxTtlMillis} asks its entry in the max-ttl register to
-   * last, by the node's clock, with each raise: its window ({@code maxTtl} plus drift) plus
-   * {@link #REGISTER_SLACK_NANOS}, stretched by {@code driftFactor} for a node clock that runs
-   * fast, plus a millisecond for the node's rounding.
-   */
-  static long holdMillis(long maxTtlMillis, double driftFactor) {
-    long nanos =
-        maxTtlMillis * 1_000_000L
-            + Validity.driftNanos(maxTtlMillis, driftFactor)
-            + REGISTER_SLACK_NANOS;
-    return (long) Math.ceil(nanos * (1 + driftFactor) / 1_000_000.0) + 1;
   }
 
   /**
@@ -283,7 +210,7 @@ final class RestartGuard {
    * it and its leases are over).
    */
   public long windowNanos() {
-    return windowNanos.get();
+    return registers.windowNanos();
   }
 
   /** The key of the nodes' records of their history (the marker key). */
@@ -293,11 +220,7 @@ final class RestartGuard {
 
   /** The longest {@code maxTtl} of this client and the cluster's register, in milliseconds. */
   public long clusterMaxTtlMillis() {
-    return clusterMaxTtlMillis.get();
-  }
-
-  private long window(long maxTtlMillis) {
-    return maxTtlMillis * 1_000_000L + Validity.driftNanos(maxTtlMillis, driftFactor);
+    return registers.clusterMaxTtlMillis();
   }
 
   /** Whether node {@code index}'s votes count now. */
@@ -313,20 +236,8 @@ final class RestartGuard {
       return false;
     }
     long now = time.nanoTime();
-    return registerCovers(index, now)
-        && (atOnce.get(index) == 1 || now - startedAt.get(index) >= windowNanos.get());
-  }
-
-  /**
-   * Whether this client's entry in node {@code index}'s max-ttl register is known to outlast
-   * any lease granted now ({@code maxTtl} plus drift from now): only then may the node's votes
-   * count for this client, so that other clients keep waiting out this client's leases after
-   * it is gone (see docs/safety.md). A transport without a register is not asked.
-   */
-  private boolean registerCovers(int index, long now) {
-    int register = registerState.get(index);
-    return register == NO_REGISTER
-        || (register == REGISTER_CONFIRMED && registerCovered.get(index) - now >= ownWindowNanos);
+    return registers.covers(index, now)
+        && (atOnce.get(index) == 1 || now - startedAt.get(index) >= registers.windowNanos());
   }
 
   /**
@@ -337,10 +248,10 @@ final class RestartGuard {
     if (counts(index)) {
       return 0;
     }
-    if (standing.get(index) != KNOWN || !registerCovers(index, time.nanoTime())) {
+    if (standing.get(index) != KNOWN || !registers.covers(index, time.nanoTime())) {
       return -1;
     }
-    return Math.max(0, windowNanos.get() - (time.nanoTime() - startedAt.get(index)));
+    return Math.max(0, registers.windowNanos() - (time.nanoTime() - startedAt.get(index)));
   }
 
   /**
@@ -395,15 +306,15 @@ final class RestartGuard {
           ? "restart guard: the node refused its probe (" + refused + "); grant INFO and TIME"
           : "restart guard: not probed since it was (re)connected";
     }
-    if (!registerCovers(index, time.nanoTime())) {
-      String failed = registerFailure[index];
+    if (!registers.covers(index, time.nanoTime())) {
+      String failed = registers.failure(index);
       return "restart guard: this client's entry in the node's max-ttl register is not"
           + " confirmed for its maxTtl"
           + (failed != null ? " (the raise failed: " + failed + ")" : "")
           + "; it counts again at the next successful probe";
     }
     long up = time.nanoTime() - startedAt.get(index);
-    long window = windowNanos.get();
+    long window = registers.windowNanos();
     String flag = clocks[index].flag();
     NodeRecord record = records[index];
     return "restart guard: seen for "
@@ -442,7 +353,7 @@ final class RestartGuard {
                 ? io.redlock.NodeState.Status.EXCLUDED
                 : refusal[i] != null
                     ? io.redlock.NodeState.Status.PROBE_REFUSED
-                    : state == KNOWN && !registerCovers(i, time.nanoTime())
+                    : state == KNOWN && !registers.covers(i, time.nanoTime())
                         ? io.redlock.NodeState.Status.UNCONFIRMED
                         : io.redlock.NodeState.Status.HELD_BACK;
         reason = whyHeldBack(i);
@@ -486,7 +397,7 @@ final class RestartGuard {
     LogLines logs = new LogLines();
     synchronized (this) {
       // a value from a node no longer answering may lapse
-      recomputeWindow(time.nanoTime(), logs);
+      registers.recomputeWindow(time.nanoTime(), logs);
     }
     logs.write();
     for (int i = 0; i < nodes.size(); i++) {
@@ -509,7 +420,7 @@ final class RestartGuard {
     // process: the epoch makes its answer void.
     epochs.incrementAndGet(index);
     // The entry this client raised may be gone with the process: confirm it again first.
-    registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
+    registers.disconnected(index);
     if (standing.compareAndSet(index, KNOWN, UNKNOWN)) {
       log.debug("node={} disconnected: held back until probed", nodes.get(index).name());
     }
@@ -535,7 +446,9 @@ final class RestartGuard {
     // cluster's before the answer can make the node count.
     CompletableFuture<Void> raised =
         holdBackRestarts
-            ? call(() -> node.raiseMaxTtl(maxTtlKey, ownMaxTtlMillis, holdMillis))
+            ? call(() ->
+                    node.raiseMaxTtl(
+                        registers.key(), registers.ownMaxTtlMillis(), registers.holdMillis()))
                 .handle(
                     (held, error) -> {
                       raisedRegister(index, epoch, sent, held, error);
@@ -556,159 +469,19 @@ final class RestartGuard {
     }
   }
 
-  /**
-   * Takes in the answer to a raise of node {@code index}'s max-ttl register: how long this
-   * client's own entry is known to last there (it counts the node only while that outlasts a
-   * lease granted now), and the longest value in the register with its time left, which sets
-   * the window while it lasts.
-   */
+  /** Takes in the answer to a raise of node {@code index}'s max-ttl register. */
   private void raisedRegister(
       int index, int epoch, long sent, MaxTtlRegister held, Throwable error) {
     long received = time.nanoTime();
-    String name = nodes.get(index).name();
     LogLines logs = new LogLines();
     synchronized (this) {
-      raisedRegister(index, epoch, sent, received, name, held, error, logs);
+      boolean counted = standing.get(index) == KNOWN;
+      registers.raised(index, epoch, sent, received, counted, held, error, logs);
     }
     logs.write();
   }
 
-  /** {@link #raisedRegister(int, int, long, MaxTtlRegister, Throwable)}, under the monitor. */
-  private void raisedRegister(
-      int index,
-      int epoch,
-      long sent,
-      long received,
-      String name,
-      MaxTtlRegister held,
-      Throwable error,
-      LogLines logs) {
-    if (error != null) {
-      Throwable cause = Futures.unwrap(error);
-      if (cause instanceof UnsupportedOperationException) {
-        registerState.set(index, NO_REGISTER);
-        return;
-      }
-      // Named in the votes' detail whatever it is (an OOM, say), but a refusal only at WARN.
-      String failure = oneLine(cause);
-      registerFailure[index] = failure;
-      if (Refusals.isRefusal(cause)) {
-        if (!registerRefusalLogged[index]) {
-          registerRefusalLogged[index] = true;
-          logs.add(
-              () ->
-                  log.warn(
-                      "node={} refused the raise of the max-ttl register ({}): it does not"
-                          + " count while the guard is on; allow EVAL, and GET, SET and TIME"
-                          + " inside scripts, on key {} (see docs/production.md)",
-                      name,
-                      failure,
-                      maxTtlKey));
-        }
-      } else if (!registerFailureLogged[index]
-          && !(cause instanceof java.util.concurrent.TimeoutException)
-          && !(cause instanceof java.io.IOException)
-          && !(cause instanceof io.redlock.spi.NodeStalledException)
-          && standing.get(index) == KNOWN) {
-        // A node that answers with an error (OOM, LOADING, a failing script); a lost, slow or
-        // stalled connection is routine, and said at DEBUG (the transport tells a stall once).
-        // Said once loudly: the node does not count for this client until a raise succeeds;
-        // then at DEBUG, for it repeats every second.
-        registerFailureLogged[index] = true;
-        logs.add(
-            () ->
-                log.warn(
-                    "node={} max-ttl register not raised ({}): it does not count for this client"
-                        + " until a raise succeeds",
-                    name,
-                    failure));
-      } else {
-        logs.add(() -> log.debug("node={} max-ttl register not raised: {}", name, failure));
-      }
-      return;
-    }
-    registerFailure[index] = null;
-    registerFailureLogged[index] = false;
-    if (!held.ignored().isEmpty() && !registerPoisonLogged[index]) {
-      registerPoisonLogged[index] = true;
-      String entry = held.ignored();
-      logs.add(
-          () ->
-              log.warn(
-                  "node={} max-ttl register held an entry no client can have written ({}):"
-                      + " ignored and dropped (values above 365 days, or expiring further than"
-                      + " 3 × value + 10 s ahead, are never trusted)",
-                  name,
-                  entry));
-    }
-    if (epoch == epochs.get(index)) {
-      // Our entry lapses no earlier than hold after the node ran the script (after we
-      // sent it), on a clock at most driftFactor fast, rounded down to the millisecond.
-      registerCovered.set(
-          index, sent + (long) (holdMillis * 1_000_000.0 / (1 + driftFactor)) - 1_000_000L);
-      registerState.set(index, REGISTER_CONFIRMED);
-      if (epoch != epochs.get(index)) {
-        registerState.compareAndSet(index, REGISTER_CONFIRMED, REGISTER_NOT_CONFIRMED);
-      }
-    }
-    seenMaxTtl[index] = held.maxTtlMillis();
-    seenForever[index] = held.remainingMillis() < 0;
-    // Kept a drift margin longer than the node says: a slow node clock keeps it longer.
-    seenUntil[index] = received + (long) (held.remainingMillis() * 1_000_000.0 * (1 + driftFactor));
-    recomputeWindow(received, logs);
-  }
-
-  /**
-   * The window from the longest live value read from any node's register (never less than
-   * this client's own): it grows at once when another client's longer value is read, and
-   * shrinks once that value lapsed (its client stopped raising it, and its leases are over).
-   */
-  private void recomputeWindow(long now, LogLines logs) {
-    long longest = ownMaxTtlMillis;
-    for (int i = 0; i < seenMaxTtl.length; i++) {
-      long value = seenMaxTtl[i];
-      if (value <= longest || (!seenForever[i] && seenUntil[i] - now <= 0)) {
-        continue;
-      }
-      if (value > io.redlock.RedlockConfig.MAX_DURATION.toMillis()) {
-        // No client can have written it (maxTtl is at most MAX_DURATION): not trusted to
-        // freeze the cluster.
-        logs.add(
-            () -> log.debug("max-ttl register holds {} ms, beyond any maxTtl: ignored", value));
-        continue;
-      }
-      longest = value;
-    }
-    long before = clusterMaxTtlMillis.getAndSet(longest);
-    if (longest == before) {
-      return;
-    }
-    windowNanos.set(window(longest));
-    long widest = longest;
-    if (longest > ownMaxTtlMillis && !widenedLogged) {
-      widenedLogged = true;
-      logs.add(
-          () ->
-              log.warn(
-                  "a client of this cluster uses maxTtl {} ms, longer than this client's {} ms:"
-                      + " restarted nodes are held back for the longer one while it raises the"
-                      + " register; set the same maxTtl on every client",
-                  widest,
-                  ownMaxTtlMillis));
-    } else if (longest < before) {
-      String window = Durations.formatNanos(window(longest));
-      logs.add(
-          () ->
-              log.info(
-                  "the longest maxTtl in the cluster's register is now {} ms (was {} ms):"
-                      + " restarted nodes are held back for {}",
-                  widest,
-                  before,
-                  window));
-    }
-  }
-
-  private static String oneLine(Throwable cause) {
+  static String oneLine(Throwable cause) {
     return String.valueOf(cause.getMessage()).replaceAll("\\s+", " ");
   }
 
@@ -818,8 +591,11 @@ final class RestartGuard {
   private void checkRights(int index) {
     NodeClient node = nodes.get(index);
     String checkKey =
-        maxTtlKey.substring(
-                0, maxTtlKey.length() - io.redlock.FreshMarker.MAX_TTL_KEY_SUFFIX.length())
+        registers
+                .key()
+                .substring(
+                    0,
+                    registers.key().length() - io.redlock.FreshMarker.MAX_TTL_KEY_SUFFIX.length())
             + io.redlock.FreshMarker.OWN_KEYS
             + "acl-check";
     call(() -> node.refusedCommands(checkKey))
@@ -963,7 +739,7 @@ final class RestartGuard {
         if (!heldBackLogged[index]) {
           heldBackLogged[index] = true;
           String why = flagged;
-          String window = Durations.formatNanos(windowNanos.get());
+          String window = Durations.formatNanos(registers.windowNanos());
           logs.add(
               () ->
                   log.warn(
@@ -998,7 +774,7 @@ final class RestartGuard {
     startedAt.set(index, Math.max(received - seenFor, ownFloor[index]));
     if (judged.sawRestart()) {
       heldBackLogged[index] = false;
-      String window = Durations.formatNanos(windowNanos.get());
+      String window = Durations.formatNanos(registers.windowNanos());
       boolean continued = judged.event() == NodeRecord.Why.CONTINUED;
       logs.add(
           () ->
@@ -1014,7 +790,7 @@ final class RestartGuard {
         || judged.event() == NodeRecord.Why.EVICTED) {
       heldBackLogged[index] = false;
       String why = TrustRules.reason(record);
-      String window = Durations.formatNanos(windowNanos.get());
+      String window = Durations.formatNanos(registers.windowNanos());
       logs.add(
           () ->
               log.warn(
