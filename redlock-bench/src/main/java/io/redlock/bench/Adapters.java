@@ -9,7 +9,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
-import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
@@ -79,6 +78,7 @@ final class Adapters {
     return switch (name) {
       case Results.OURS -> redlock(name, uris, retry);
       case LoadHarness.REDLOCK_FENCED -> redlock(name, uris, retry, true);
+      case PathsHarness.REDLOCK_MULTIKEY -> redlock(name, uris, retry, false, 2);
       case LoadHarness.REDISSON_REDLOCK -> redisson(name, uris, true, retry);
       case LoadHarness.REDISSON_RLOCK -> redisson(name, uris.subList(0, 1), false, retry);
       case LoadHarness.LETTUCE_RAW -> lettuceRaw(name, uris.get(0), retry);
@@ -101,6 +101,15 @@ final class Adapters {
 
   /** The same, with fenced leases (one more round trip per acquisition) when asked. */
   static LockUnderTest redlock(String name, List<String> uris, Retry retry, boolean fencing) {
+    return redlock(name, uris, retry, fencing, 1);
+  }
+
+  /**
+   * The same, each lease on {@code resources} resources at once ({@code name:0}, {@code
+   * name:1}, ...; with more than one, the lock goes by a script instead of {@code SET NX PX}).
+   */
+  static LockUnderTest redlock(
+      String name, List<String> uris, Retry retry, boolean fencing, int resources) {
     RedlockConfig config =
         RedlockConfig.builder()
             .nodes(uris)
@@ -122,8 +131,14 @@ final class Adapters {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
         try {
-          Lease lease = redlock.acquire(resource, TTL);
-          return lease;
+          if (resources == 1) {
+            return redlock.acquire(resource, TTL);
+          }
+          List<String> names = new ArrayList<>(resources);
+          for (int i = 0; i < resources; i++) {
+            names.add(resource + ":" + i);
+          }
+          return redlock.acquire(names, TTL);
         } catch (LockUnavailableException e) {
           return null;
         }

@@ -253,13 +253,14 @@ public final class LoadHarness {
     double minutes = (System.nanoTime() - started) / 60e9;
     Report report = new Report(o, machine, results, minutes);
     Files.createDirectories(o.out.toAbsolutePath().getParent());
-    // The stalled-minority figures come from StallHarness, run on its own: kept as they are.
-    String stall =
-        Files.exists(o.out)
-            ? StallHarness.sectionOf(Files.readString(o.out, StandardCharsets.UTF_8))
-            : "";
-    Files.writeString(
-        o.out, report.markdown() + (stall.isEmpty() ? "" : "\n" + stall), StandardCharsets.UTF_8);
+    // The stalled-minority figures come from StallHarness, and those of the paths beyond the
+    // short cycle from PathsHarness, each run on its own: kept as they are.
+    String before = Files.exists(o.out) ? Files.readString(o.out, StandardCharsets.UTF_8) : "";
+    String kept = "";
+    for (String section : List.of(StallHarness.sectionOf(before), PathsHarness.sectionOf(before))) {
+      kept += section.isEmpty() ? "" : "\n" + section;
+    }
+    Files.writeString(o.out, report.markdown() + kept, StandardCharsets.UTF_8);
     Files.writeString(o.chart, report.svg(), StandardCharsets.UTF_8);
     System.out.println();
     System.out.println(report.summary());
