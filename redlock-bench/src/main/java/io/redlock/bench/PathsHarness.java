@@ -192,7 +192,11 @@ public final class PathsHarness {
     Adapters.Retry retry =
         new Adapters.Retry(Duration.ofMillis(2), Duration.ofMillis(1), Duration.ofSeconds(10));
     List<Client> clients = new ArrayList<>();
-    try (RedisServers servers = RedisServers.start(5)) {
+    if (!Boolean.getBoolean(Adapters.DECLARED)) {
+      throw new IllegalStateException(
+          "start PathsHarness with -D" + Adapters.DECLARED + "=true (./bench --paths does)");
+    }
+    try (RedisServers servers = RedisServers.startFresh(5)) {
       List<Long> pids = new ArrayList<>();
       for (int i = 0; i < servers.size(); i++) {
         pids.add(servers.pid(i));
