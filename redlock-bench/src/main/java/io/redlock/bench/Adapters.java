@@ -9,7 +9,6 @@ import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
-import io.redlock.Lease;
 import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
@@ -35,6 +34,9 @@ import org.redisson.config.Config;
 /** The implementations the harness compares, each behind {@link LockUnderTest}. */
 final class Adapters {
   private Adapters() {}
+
+  /** Set (to true) when the harness declared the servers fresh itself. */
+  static final String DECLARED = "redlock.bench.declared";
 
   /** Lease time to live everywhere: 10 s, far longer than any run holds a lock. */
   static final Duration TTL = Duration.ofSeconds(10);
@@ -79,6 +81,7 @@ final class Adapters {
     return switch (name) {
       case Results.OURS -> redlock(name, uris, retry);
       case LoadHarness.REDLOCK_FENCED -> redlock(name, uris, retry, true);
+      case PathsHarness.REDLOCK_MULTIKEY -> redlock(name, uris, retry, false, 2);
       case LoadHarness.REDISSON_REDLOCK -> redisson(name, uris, true, retry);
       case LoadHarness.REDISSON_RLOCK -> redisson(name, uris.subList(0, 1), false, retry);
       case LoadHarness.LETTUCE_RAW -> lettuceRaw(name, uris.get(0), retry);
@@ -102,6 +105,15 @@ final class Adapters {
 
   /** The same, with fenced leases (one more round trip per acquisition) when asked. */
   static LockUnderTest redlock(String name, List<String> uris, Retry retry, boolean fencing) {
+    return redlock(name, uris, retry, fencing, 1);
+  }
+
+  /**
+   * The same, each lease on {@code resources} resources at once ({@code name:0}, {@code
+   * name:1}, ...; with more than one, the lock goes by a script instead of {@code SET NX PX}).
+   */
+  static LockUnderTest redlock(
+      String name, List<String> uris, Retry retry, boolean fencing, int resources) {
     RedlockConfig config =
         RedlockConfig.builder()
             .nodes(uris)
@@ -115,7 +127,10 @@ final class Adapters {
     // The harness started these servers for the run; the keys other implementations left
     // on them are not leases of any client of ours: declare them fresh without looking, so
     // that the restart guard (on, as in production) counts them at once.
-    if (!Redlock.init(config, true).complete()) {
+    // PathsHarness declares its servers fresh once, before it starts its clients: a second
+    // forced init would rewrite the record under the first client's guard, which then holds
+    // every node back as data that went back.
+    if (!Boolean.getBoolean(DECLARED) && !Redlock.init(config, true).complete()) {
       throw new IllegalStateException("could not declare the bench servers fresh: " + uris);
     }
     Redlock redlock = Redlock.create(config);
@@ -123,8 +138,14 @@ final class Adapters {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
         try {
-          Lease lease = redlock.acquire(resource, TTL);
-          return lease;
+          if (resources == 1) {
+            return redlock.acquire(resource, TTL);
+          }
+          List<String> names = new ArrayList<>(resources);
+          for (int i = 0; i < resources; i++) {
+            names.add(resource + ":" + i);
+          }
+          return redlock.acquire(names, TTL);
         } catch (LockUnavailableException e) {
           return null;
         }

@@ -54,11 +54,26 @@ final class ForkedClient implements Client {
   static ForkedClient start(
       String impl, List<String> uris, List<Long> serverPids, Adapters.Retry retry)
       throws IOException {
+    return start(impl, impl, System.getProperty("java.class.path"), uris, serverPids, retry);
+  }
+
+  /**
+   * The same, on another class path (the benchmark jar of another build, for a comparison in
+   * one run), reported as {@code shownAs}.
+   */
+  static ForkedClient start(
+      String impl,
+      String shownAs,
+      String classPath,
+      List<String> uris,
+      List<Long> serverPids,
+      Adapters.Retry retry)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(ForkedClient.class.getName());
     command.add(impl);
     command.add(String.join(",", uris));
@@ -68,7 +83,7 @@ final class ForkedClient implements Client {
     command.add(Long.toString(retry.maxWait().toNanos()));
     Process process =
         new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    ForkedClient client = new ForkedClient(impl, Adapters.nodes(impl, uris), process);
+    ForkedClient client = new ForkedClient(shownAs, Adapters.nodes(impl, uris), process);
     client.awaitAnswer("ready");
     return client;
   }

@@ -277,12 +277,16 @@ public final class LoadHarness {
     double minutes = (System.nanoTime() - started) / 60e9;
     Report report = new Report(o, machine, results, minutes);
     Files.createDirectories(o.out.toAbsolutePath().getParent());
-    // The stalled-minority figures come from StallHarness, run on its own, and the own-I/O
-    // experiment's record was written by hand: both are kept as they are.
+    // The stalled-minority figures come from StallHarness and those of the paths beyond the
+    // short cycle from PathsHarness, each run on its own, and the own-I/O experiment's record
+    // was written by hand: all are kept as they are.
     String previous = Files.exists(o.out) ? Files.readString(o.out, StandardCharsets.UTF_8) : "";
     StringBuilder text = new StringBuilder(report.markdown());
     for (String kept :
-        List.of(StallHarness.sectionOf(previous), marked(previous, OWN_IO_BEGIN, OWN_IO_END))) {
+        List.of(
+            StallHarness.sectionOf(previous),
+            PathsHarness.sectionOf(previous),
+            marked(previous, OWN_IO_BEGIN, OWN_IO_END))) {
       if (!kept.isEmpty()) {
         text.append('\n').append(kept);
       }

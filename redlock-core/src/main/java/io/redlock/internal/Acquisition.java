@@ -299,21 +299,31 @@ final class Acquisition {
     return Fencing.token(engine.quorum(), seen, trustedGrant);
   }
 
+  /**
+   * The confirmation round, sent at once from whatever thread decided the lock round, usually
+   * a node's event loop: unlike the other requests made in reaction to an answer, it does not
+   * go through {@link LockEngine#dispatch} (a hop to the timer thread, a thread wake-up on every
+   * fenced acquisition). Why the hop is not needed here: a request written from an event loop
+   * can overtake only requests that other threads handed to that loop and that it has not
+   * written yet. The confirmation goes only to nodes that answered this attempt's lock, so it
+   * cannot overtake that; what it may overtake belongs to other tokens, and the confirmation
+   * acts only while the lock keys hold this attempt's token. Whatever this attempt sends after
+   * it (the undo of a failed attempt, the release) is made after the confirmation was handed
+   * over, and goes through the hop or the caller's thread as before, so it still reaches each
+   * node behind it.
+   */
   private CompletableFuture<Fenced> confirm(String token, long fencingToken, long[] counters) {
     RestartGuard guard = engine.guard();
-    CompletableFuture<Round> started = new CompletableFuture<>();
-    engine.dispatch(
-        () ->
-            started.complete(
-                engine.countedRound(
-                    (index, node) ->
-                        guard.trustsCounters(index) && counterOf(counters, index) >= 0
-                            ? node.fence(keys, counterKeys, token, fencingToken)
-                            : CompletableFuture.failedFuture(
-                                new Untrusted(guard.whyCountersUntrusted(index))))));
-    started.thenAccept(round -> engine.events().votes(RedlockEvent.Operation.FENCE, round));
-    return started
-        .thenCompose(Round::decision)
+    Round round =
+        engine.countedRound(
+            (index, node) ->
+                guard.trustsCounters(index) && counterOf(counters, index) >= 0
+                    ? node.fence(keys, counterKeys, token, fencingToken)
+                    : CompletableFuture.failedFuture(
+                        new Untrusted(guard.whyCountersUntrusted(index))));
+    engine.events().votes(RedlockEvent.Operation.FENCE, round);
+    return round
+        .decision()
         .thenApply(
             result ->
                 new Fenced(

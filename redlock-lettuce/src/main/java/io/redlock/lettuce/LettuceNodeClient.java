@@ -3,12 +3,15 @@ package io.redlock.lettuce;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.RedlockConfigException;
 import io.redlock.spi.MaxTtlRegister;
@@ -36,20 +39,28 @@ import org.slf4j.LoggerFactory;
  * fail at once.
  *
  * <p>Per-node order. Every request is written once, on this one connection, and the node runs
- * them in the order they were written. Lock and extend never depend on the node's script
- * cache: they go by plain {@code EVAL}, never re-sent. That is what makes extensions safe
- * without waiting for every node: the next extension starts when the previous one is
- * decided, and on a node that has not answered the previous one yet, the previous one still
- * runs first, so the node ends with the newer expiry (a fallback re-sent later could land
- * after the newer one and shorten it).
+ * them in the order they were written. Locks, fenced locks, confirmations and extensions are
+ * never re-sent. That is what makes extensions safe without waiting for every node: the next
+ * extension starts when the previous one is decided, and on a node that has not answered the
+ * previous one yet, the previous one still runs first, so the node ends with the newer expiry
+ * (a fallback re-sent later could land after the newer one and shorten it).
  *
- * <p>Release (and undo), the hot path, goes by {@code EVALSHA} (by {@code EVAL}, the script's
- * 196 bytes would make each release about 150 bytes longer on the wire, plus a digest per call
- * on the node; measured: 8 µs of server CPU per cycle), but only once the node has answered
- * the {@code SCRIPT LOAD} sent as the first command of the current connection. Before that answer, after a lost connection, and for good where the node
- * refuses {@code SCRIPT LOAD} (an ACL without it), a release goes by {@code EVAL}, written
- * once: so a release or an undo written to a node runs on its own even if the connection is
- * closed before the answer (a paused node that resumes after {@code Redlock.close()}).
+ * <p>The scripts of the rounds ({@link RoundScripts#LOADED}: release, lock of several keys,
+ * fenced lock, confirmation) go by {@code EVALSHA} (by {@code EVAL}, the script's text would
+ * travel with every request, 196 bytes for a release and 1.5 kB for a fenced lock, and the
+ * node would digest it on every call; measured for the release: 8 µs of server CPU per cycle),
+ * but only once the node has answered the {@code SCRIPT LOAD} of that script, sent as the
+ * first commands of the current connection. Before that answer, after a lost connection, and
+ * for good where the node refuses {@code SCRIPT LOAD} (an ACL without it), they go by {@code
+ * EVAL}, written once: so a release or an undo written to a node runs on its own even if the
+ * connection is closed before the answer (a paused node that resumes after {@code
+ * Redlock.close()}). A lock, fenced lock or confirmation that the node answers {@code
+ * NOSCRIPT} (its script cache was emptied since the load) ran nothing: it is that node's vote
+ * failing, never re-sent, and the script is loaded again for the next request. Extensions go by
+ * {@code EVAL} always.
+ *
+ * <p>No request of a round has a Lettuce timeout ({@link RoundCommand}, {@link
+ * CommandTimeouts}): the round's one deadline times out every vote.
  *
  * <p>The one request ever re-sent: a release by {@code EVALSHA} that the node answered
  * {@code NOSCRIPT} (its script cache was emptied since the load, by an operator's
@@ -64,9 +75,9 @@ import org.slf4j.LoggerFactory;
  * <p>Note on concurrency: {@code connection} is written once, by the connect callback, and
  * read without locking; requests issued before it is set fail as "not connected".
  * {@code connectionNumber} is raised only by the disconnect listener, on the connection's
- * event loop. A release that reads it just before a disconnect fails at once while
+ * event loop. A request that reads it just before a disconnect fails at once while
  * disconnected, or is written by {@code EVALSHA} on the next connection ahead of its load:
- * then the node answers {@code NOSCRIPT} and it is re-sent as above.
+ * then the node answers {@code NOSCRIPT}, and a release is re-sent as above.
  */
 final class LettuceNodeClient implements NodeClient {
   private static final Logger log = LoggerFactory.getLogger(LettuceNodeClient.class);
@@ -84,17 +95,14 @@ final class LettuceNodeClient implements NodeClient {
   private volatile boolean closed;
 
   /**
-   * Counts the connections to the node: raised each time one is lost. Compared with
-   * {@code scriptLoadedOn} to tell whether the current connection's node has the release
-   * script.
+   * Counts the connections to the node: raised each time one is lost. Compared with the
+   * connection of each script's load ({@code scripts}) to tell whether the current
+   * connection's node has it.
    */
   private volatile long connectionNumber;
 
-  /**
-   * The {@code connectionNumber} on which the node answered {@code SCRIPT LOAD} of the release
-   * script, or -1: releases go by {@code EVALSHA} only while it equals {@code connectionNumber}.
-   */
-  private volatile long scriptLoadedOn = -1;
+  /** The scripts the node answered {@code SCRIPT LOAD} for, and on which connection. */
+  private final RoundScripts scripts = new RoundScripts();
 
   /**
    * Set once the node refused {@code CONFIG GET} (an ACL without it): not asked again, so that
@@ -120,18 +128,19 @@ final class LettuceNodeClient implements NodeClient {
         new RedisConnectionStateListener() {
           @Override
           public void onRedisConnected(RedisChannelHandler<?, ?> channel, SocketAddress address) {
-            // A reconnect may reach a new process with an empty script cache: releases go by
-            // EVAL until the node answered this load (the disconnect raised connectionNumber).
+            // A reconnect may reach a new process with an empty script cache: scripts go by
+            // EVAL until the node answered these loads (the disconnect raised
+            // connectionNumber).
             StatefulRedisConnection<String, String> conn = connection;
             if (conn != null && conn == channel) {
-              loadReleaseScript(conn);
+              loadScripts(conn);
             }
           }
 
           @Override
           public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-            // The next connection may reach a process with an empty script cache: releases go
-            // by EVAL until it answered the load.
+            // The next connection may reach a process with an empty script cache: scripts go
+            // by EVAL until it answered their loads.
             connectionNumber++;
             // Lettuce drained every request of the lost connection: the backlog starts clean.
             backlog.connectionLost();
@@ -145,25 +154,73 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   /**
-   * Sends {@code SCRIPT LOAD} of the release script on {@code conn}, before anything else is
-   * written on it (see the class comment). Once the node answers, releases on this connection
-   * go by {@code EVALSHA}; a node that refuses it (an ACL) gets them by {@code EVAL}.
+   * Sends {@code SCRIPT LOAD} of each script of {@link RoundScripts#LOADED} on {@code conn},
+   * before anything else is written on it (see the class comment). Once the node answers one,
+   * that script goes by {@code EVALSHA} on this connection; a node that refuses them (an ACL)
+   * gets them by {@code EVAL}.
    */
-  private void loadReleaseScript(StatefulRedisConnection<String, String> conn) {
+  private void loadScripts(StatefulRedisConnection<String, String> conn) {
+    for (Script script : RoundScripts.LOADED) {
+      loadScript(conn, script);
+    }
+  }
+
+  private void loadScript(StatefulRedisConnection<String, String> conn, Script script) {
     long number = connectionNumber;
     conn.async()
-        .scriptLoad(Script.UNLOCK.source())
+        .scriptLoad(script.source())
         .whenComplete(
             (sha, error) -> {
               if (error != null) {
                 log.debug(
-                    "node={} did not load the release script, releases go by EVAL: {}",
+                    "node={} did not load the {} script, it goes by EVAL: {}",
                     name,
+                    script.name(),
                     describe(error));
-              } else if (number == connectionNumber && Script.UNLOCK.sha1().equals(sha)) {
-                scriptLoadedOn = number;
+              } else if (number == connectionNumber && script.sha1().equals(sha)) {
+                scripts.loaded(script, number);
               }
             });
+  }
+
+  /**
+   * The node answered {@code NOSCRIPT} to {@code script} sent on connection {@code number}: it
+   * goes by {@code EVAL} until the node has it again, and is loaded again (once, by whichever
+   * request heard it first) while the connection is still the current one.
+   */
+  private void scriptLost(Script script, long number) {
+    if (!closed && scripts.forget(script, number) && number == connectionNumber) {
+      log.debug("node={} lost the {} script, loading it again", name, script.name());
+      StatefulRedisConnection<String, String> conn = connection;
+      if (conn != null) {
+        loadScript(conn, script);
+      }
+    }
+  }
+
+  /**
+   * Sends {@code script} as a request of a round: by {@code EVALSHA} if the node answered its
+   * load on connection {@code number}, else by {@code EVAL}; either way with no Lettuce timeout
+   * ({@link RoundCommand}).
+   */
+  private static RedisFuture<Long> send(
+      RedisAsyncCommands<String, String> commands,
+      RoundScripts scripts,
+      long number,
+      Script script,
+      String[] keys,
+      String... args) {
+    boolean loaded = scripts.isLoaded(script, number);
+    CommandArgs<String, String> arguments =
+        new CommandArgs<>(StringCodec.UTF8)
+            .add(loaded ? RoundScripts.digest(script) : RoundScripts.source(script))
+            .add(keys.length)
+            .addKeys(keys)
+            .addValues(args);
+    return commands.dispatch(
+        loaded ? RoundCommand.EVALSHA : RoundCommand.EVAL,
+        new IntegerOutput<>(StringCodec.UTF8),
+        arguments);
   }
 
   @Override
@@ -584,7 +641,7 @@ final class LettuceNodeClient implements NodeClient {
                   conn.closeAsync();
                   return;
                 }
-                loadReleaseScript(conn);
+                loadScripts(conn);
                 connection = conn;
                 connected.complete(null);
                 log.debug("connected node={}", name);
@@ -641,14 +698,27 @@ final class LettuceNodeClient implements NodeClient {
       return new CountedVote<String, Boolean>(backlog, size, "OK"::equals, true)
           .follow(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)));
     }
+    long number = connectionNumber;
     return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, true)
+        .onNoScript(() -> notResent(Script.LOCK, number))
         .follow(
-            commands.eval(
-                Script.LOCK.source(),
-                ScriptOutputType.INTEGER,
+            send(
+                commands,
+                scripts,
+                number,
+                Script.LOCK,
                 keys.toArray(String[]::new),
                 token,
                 Long.toString(ttlMillis)));
+  }
+
+  /**
+   * After {@code NOSCRIPT} to a request that is never re-sent: loads the script again and
+   * answers {@code null}, so that the vote fails with the {@code NOSCRIPT} error.
+   */
+  private <T> RedisFuture<T> notResent(Script script, long number) {
+    scriptLost(script, number);
+    return null;
   }
 
   /**
@@ -786,11 +856,15 @@ final class LettuceNodeClient implements NodeClient {
     if (!backlog.admit(size, false)) {
       return stalled();
     }
+    long number = connectionNumber;
     return new CountedVote<Long, Long>(backlog, size, LettuceNodeClient::fencedAnswer, false)
+        .onNoScript(() -> notResent(Script.LOCK_FENCED, number))
         .follow(
-            commands.eval(
-                Script.LOCK_FENCED.source(),
-                ScriptOutputType.INTEGER,
+            send(
+                commands,
+                scripts,
+                number,
+                Script.LOCK_FENCED,
                 recordKey == null ? both(keys, counters) : withRecord(keys, counters, recordKey),
                 token,
                 Long.toString(ttlMillis),
@@ -822,11 +896,15 @@ final class LettuceNodeClient implements NodeClient {
     if (!backlog.admit(size, false)) {
       return stalled();
     }
+    long number = connectionNumber;
     return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
+        .onNoScript(() -> notResent(Script.FENCE, number))
         .follow(
-            commands.<Long>eval(
-                Script.FENCE.source(),
-                ScriptOutputType.INTEGER,
+            send(
+                commands,
+                scripts,
+                number,
+                Script.FENCE,
                 both(keys, counters),
                 token,
                 Integer.toString(keys.size()),
@@ -870,7 +948,7 @@ final class LettuceNodeClient implements NodeClient {
       return stalled();
     }
     long number = connectionNumber;
-    if (scriptLoadedOn != number) {
+    if (!scripts.isLoaded(Script.UNLOCK, number)) {
       // The node may not have the script: a release written once runs on its own, also if
       // the connection closes before the answer.
       return eval(commands, size, Script.UNLOCK, keys, token);
@@ -896,19 +974,10 @@ final class LettuceNodeClient implements NodeClient {
                 return null; // no connection is left for it: the NOSCRIPT error stands
               }
               log.debug("node={} lost the release script, sending it with EVAL", name);
-              if (scriptLoadedOn == number) {
-                scriptLoadedOn = -1; // EVAL until the node has it again
-                StatefulRedisConnection<String, String> conn = connection;
-                if (conn != null) {
-                  loadReleaseScript(conn);
-                }
-              }
-              return commands.<Long>eval(
-                  Script.UNLOCK.source(), ScriptOutputType.INTEGER, keyArray, token);
+              scriptLost(Script.UNLOCK, number); // EVAL until the node has it again
+              return send(commands, scripts, -1, Script.UNLOCK, keyArray, token);
             })
-        .follow(
-            commands.<Long>evalsha(
-                Script.UNLOCK.sha1(), ScriptOutputType.INTEGER, keyArray, token));
+        .follow(send(commands, scripts, number, Script.UNLOCK, keyArray, token));
   }
 
   /** Runs {@code script} by {@code EVAL}, never re-sent: see the class comment. */
@@ -919,9 +988,7 @@ final class LettuceNodeClient implements NodeClient {
       List<String> keys,
       String... args) {
     return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
-        .follow(
-            commands.<Long>eval(
-                script.source(), ScriptOutputType.INTEGER, keys.toArray(String[]::new), args));
+        .follow(send(commands, scripts, -1, script, keys.toArray(String[]::new), args));
   }
 
   private static boolean isOne(Long result) {

@@ -1,0 +1,565 @@
+package io.redlock.bench;
+
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.testkit.RedisServers;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The paths beyond the short unfenced cycle, measured side by side in one run, and written
+ * into the marked section of {@code docs/performance.md} (which {@link LoadHarness} keeps):
+ *
+ * <ul>
+ *   <li>{@code fenced}: fenced leases and leases on two resources against the plain lease and
+ *       the Lettuce fan-out floor, 1 thread (latency) and 64 threads (throughput, CPU per
+ *       cycle), each client in a JVM of its own ({@link ForkedClient}); with {@code
+ *       --baseline-jar}, the same clients once more from another build's benchmark jar (the
+ *       commit before a change), so that the change is measured in the same run;
+ *   <li>{@code threads}: 10,000 threads on the blocking API, each acquiring, holding with
+ *       auto-extension and releasing, once on virtual threads and once on platform threads
+ *       ({@link ThreadsRun}, in a JVM of JDK 21 or later given by {@code --threads-java});
+ *   <li>{@code cli}: the command line's fixed cost, {@code redlock --version} and {@code
+ *       redlock exec --no-wait RESOURCE true} on three local nodes, started as the launcher
+ *       of the repository root starts it and as a bare {@code java -jar} ({@link CliTiming}).
+ * </ul>
+ *
+ * <pre>
+ * ./bench --paths                        # builds, then runs this with the defaults
+ * java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.PathsHarness \
+ *     --out docs/performance.md --parts fenced,threads,cli --threads-java $JDK21/bin/java
+ * </pre>
+ *
+ * <p>Not a test: nothing runs it but this main method.
+ */
+public final class PathsHarness {
+  static final String BEGIN = "<!-- paths-harness:begin -->";
+  static final String END = "<!-- paths-harness:end -->";
+
+  /** This project's Redlock, each lease on two resources (the lock goes by a script). */
+  static final String REDLOCK_MULTIKEY = "redlock-multikey";
+
+  /** The suffix of a client run from {@code --baseline-jar}. */
+  static final String BASELINE = "@base";
+
+  private PathsHarness() {}
+
+  /** The command line. */
+  static final class Options {
+    int rounds = 3;
+    Duration duration = Duration.ofSeconds(5);
+    Duration warmup = Duration.ofSeconds(3);
+    int threads = 64;
+    Path out = Path.of("docs/performance.md");
+    Set<String> parts = new LinkedHashSet<>(List.of("fenced", "threads", "cli"));
+    Path baselineJar;
+    String baselineName = "main";
+    String threadsJava;
+    int vthreads = 10_000;
+    Duration vttl = Duration.ofSeconds(3);
+    Duration vhold = Duration.ofSeconds(4);
+    Duration vwarmup = Duration.ofSeconds(6);
+    Duration vwindow = Duration.ofSeconds(12);
+    Path launcher = Path.of("redlock");
+    Path cliJar = Path.of("redlock-cli/target/redlock.jar");
+    int cliRuns = 10;
+    String commandLine;
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      o.commandLine = String.join(" ", args);
+      for (int i = 0; i < args.length; i++) {
+        String arg = args[i];
+        if (arg.equals("--help") || arg.equals("-h")) {
+          System.out.println(usage());
+          System.exit(0);
+        }
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException(arg + " needs a value\n" + usage());
+        }
+        String value = args[++i];
+        switch (arg) {
+          case "--rounds" -> o.rounds = Integer.parseInt(value);
+          case "--duration" -> o.duration = LoadHarness.Options.duration(value);
+          case "--warmup" -> o.warmup = LoadHarness.Options.duration(value);
+          case "--threads" -> o.threads = Integer.parseInt(value);
+          case "--out" -> o.out = Path.of(value);
+          case "--parts" -> o.parts = new LinkedHashSet<>(List.of(value.split(",")));
+          case "--baseline-jar" -> o.baselineJar = Path.of(value);
+          case "--baseline-name" -> o.baselineName = value;
+          case "--threads-java" -> o.threadsJava = value;
+          case "--vthreads" -> o.vthreads = Integer.parseInt(value);
+          case "--vttl" -> o.vttl = LoadHarness.Options.duration(value);
+          case "--vhold" -> o.vhold = LoadHarness.Options.duration(value);
+          case "--vwarmup" -> o.vwarmup = LoadHarness.Options.duration(value);
+          case "--vwindow" -> o.vwindow = LoadHarness.Options.duration(value);
+          case "--launcher" -> o.launcher = Path.of(value);
+          case "--cli-jar" -> o.cliJar = Path.of(value);
+          case "--cli-runs" -> o.cliRuns = Integer.parseInt(value);
+          default -> throw new IllegalArgumentException("unknown option " + arg + "\n" + usage());
+        }
+      }
+      return o;
+    }
+
+    static String usage() {
+      return """
+          Usage: PathsHarness [options]
+            --parts fenced,threads,cli   what to measure
+            --rounds 3 --duration 5s --warmup 3s --threads 64    (fenced)
+            --baseline-jar PATH   also run the fenced part's clients from this benchmark jar
+            --baseline-name main  what to call that build in the report
+            --threads-java PATH   a java of JDK 21 or later for the threads part (default: this
+                                  JVM's, if it is 21 or later; else the part is skipped)
+            --vthreads 10000 --vttl 3s --vhold 4s --vwarmup 6s --vwindow 12s   (threads)
+            --launcher redlock --cli-jar redlock-cli/target/redlock.jar --cli-runs 10   (cli)
+            --out docs/performance.md
+          """;
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    Options o;
+    try {
+      o = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    String load = loadAverage();
+    Instant started = Instant.now();
+    StringBuilder md = new StringBuilder();
+    if (o.parts.contains("fenced")) {
+      md.append(fenced(o));
+    }
+    if (o.parts.contains("threads")) {
+      md.append(threads(o));
+    }
+    if (o.parts.contains("cli")) {
+      md.append(CliTiming.section(o));
+    }
+    String section =
+        BEGIN
+            + "\n"
+            + String.format(
+                Locale.ROOT,
+                "## Paths beyond the short cycle%n%nMade by `PathsHarness` (`./bench --paths`) on"
+                    + " %s, load average at start %s, %d cores; every client in a JVM of its own"
+                    + " unless said otherwise. The machine was shared with other work during the"
+                    + " run: read the figures as ratios between clients measured minutes apart on"
+                    + " the same servers, not as absolute costs.%n%n```sh%n"
+                    + "java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.PathsHarness"
+                    + " %s%n```%n%n",
+                started,
+                load,
+                Runtime.getRuntime().availableProcessors(),
+                o.commandLine.replaceAll("/\\S*/(bin/java|benchmarks\\.jar)", "…/$1"))
+            + md
+            + END
+            + "\n";
+    String text = Files.exists(o.out) ? Files.readString(o.out, StandardCharsets.UTF_8) : "";
+    Files.writeString(o.out, withSection(text, section), StandardCharsets.UTF_8);
+    System.out.println(section);
+    System.out.println("wrote " + o.out);
+    System.exit(0);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // fenced and multi-key
+
+  private static String fenced(Options o) throws Exception {
+    List<String> names =
+        List.of(
+            Results.OURS, LoadHarness.REDLOCK_FENCED, REDLOCK_MULTIKEY, LoadHarness.LETTUCE_FANOUT);
+    String many = "threads-" + o.threads;
+    Results results = new Results(o.rounds);
+    Adapters.Retry retry =
+        new Adapters.Retry(Duration.ofMillis(2), Duration.ofMillis(1), Duration.ofSeconds(10));
+    List<Client> clients = new ArrayList<>();
+    if (!Boolean.getBoolean(Adapters.DECLARED)) {
+      throw new IllegalStateException(
+          "start PathsHarness with -D" + Adapters.DECLARED + "=true (./bench --paths does)");
+    }
+    try (RedisServers servers = RedisServers.startFresh(5)) {
+      List<Long> pids = new ArrayList<>();
+      for (int i = 0; i < servers.size(); i++) {
+        pids.add(servers.pid(i));
+      }
+      String classPath = System.getProperty("java.class.path");
+      for (String name : names) {
+        clients.add(ForkedClient.start(name, name, classPath, servers.uris(), pids, retry));
+        if (o.baselineJar != null && !name.equals(LoadHarness.LETTUCE_FANOUT)) {
+          clients.add(
+              ForkedClient.start(
+                  name, name + BASELINE, o.baselineJar.toString(), servers.uris(), pids, retry));
+        }
+      }
+      Map<String, Integer> scenarios = new LinkedHashMap<>();
+      scenarios.put(LoadHarness.LATENCY, 1);
+      scenarios.put(many, o.threads);
+      for (int r = 0; r < o.rounds; r++) {
+        System.out.printf(Locale.ROOT, "%n== fenced, round %d of %d ==%n", r + 1, o.rounds);
+        for (Map.Entry<String, Integer> s : scenarios.entrySet()) {
+          List<Client> turn = new ArrayList<>(clients);
+          java.util.Collections.rotate(turn, -(r % turn.size()));
+          for (Client c : turn) {
+            Figure f =
+                c.measure(
+                    "bench:" + c.name() + ":" + s.getKey(),
+                    s.getValue(),
+                    false,
+                    o.warmup,
+                    o.duration);
+            results.put(s.getKey(), c.name(), r, f);
+            System.out.printf(
+                Locale.ROOT,
+                "%-10s %-26s ops/s=%9.0f p50=%7.1fµs cpu/cycle=%.0f+%.0fµs failures=%d%n",
+                s.getKey(),
+                c.name(),
+                f.opsPerSecond(),
+                f.p50Micros(),
+                f.compiledClientCpuMicros(),
+                f.serverCpuMicros(),
+                f.failures());
+          }
+        }
+      }
+    } finally {
+      clients.forEach(Client::close);
+    }
+    return fencedSection(o, results, many);
+  }
+
+  private static String fencedSection(Options o, Results results, String many) {
+    String fenced = LoadHarness.REDLOCK_FENCED;
+    String plain = Results.OURS;
+    String floor = LoadHarness.LETTUCE_FANOUT;
+    String lat = LoadHarness.LATENCY;
+    StringBuilder md = new StringBuilder();
+    md.append("### Fenced leases and leases on several resources\n\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "5 local nodes; %d round(s) of %s measured after %s of warm-up per client and"
+                + " scenario, medians of the rounds. `%s`: each lease on two resources (a script"
+                + " locks both). CPU per cycle: the client's JVM without its JIT compiler threads"
+                + " + the five servers, µs.%s%n%n",
+            o.rounds,
+            format(o.duration),
+            format(o.warmup),
+            REDLOCK_MULTIKEY,
+            o.baselineJar == null
+                ? ""
+                : " `"
+                    + BASELINE
+                    + "`: the same client from the benchmark jar of "
+                    + o.baselineName
+                    + ", in the same rotation."));
+    md.append(
+        "| Client | 1 thread p50 µs | p99 µs | "
+            + o.threads
+            + " threads ops/s | p99 µs | CPU per cycle, 1 thread | CPU per cycle, "
+            + o.threads
+            + " threads |\n");
+    md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (String impl : results.impls(lat)) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %s | %s | %s + %s | %s + %s |%n",
+              impl,
+              num(results.median(lat, impl, Figure::p50Micros)),
+              num(results.median(lat, impl, Figure::p99Micros)),
+              num(results.median(many, impl, Figure::opsPerSecond)),
+              num(results.median(many, impl, Figure::p99Micros)),
+              num(results.median(lat, impl, Figure::compiledClientCpuMicros)),
+              num(results.median(lat, impl, Figure::serverCpuMicros)),
+              num(results.median(many, impl, Figure::compiledClientCpuMicros)),
+              num(results.median(many, impl, Figure::serverCpuMicros))));
+    }
+    md.append('\n');
+    // Targets, each computed inside a round, then the median of the rounds.
+    double[] p50Budget = new double[o.rounds];
+    double[] p50Strict = new double[o.rounds];
+    for (int r = 0; r < o.rounds; r++) {
+      Figure f = at(results, lat, fenced, r);
+      Figure u = at(results, lat, plain, r);
+      Figure fan = at(results, lat, floor, r);
+      p50Budget[r] =
+          f == null || u == null || fan == null
+              ? Double.NaN
+              : f.p50Micros() / (u.p50Micros() + fan.p50Micros());
+      p50Strict[r] =
+          f == null || u == null || fan == null
+              ? Double.NaN
+              : f.p50Micros() / (u.p50Micros() + fan.p50Micros() / 2);
+    }
+    double[] throughput = results.ratios(many, fenced, many, plain, Figure::opsPerSecond);
+    md.append("| Target | Bound | Median | Per round | Verdict |\n");
+    md.append("| --- | --- | --- | --- | --- |\n");
+    target(
+        md,
+        "fenced p50 / (unfenced p50 + fan-out floor p50): one fanned-out round trip more",
+        "≤ 1",
+        p50Budget,
+        true,
+        1);
+    target(
+        md,
+        "fenced p50 / (unfenced p50 + half the fan-out floor's p50), the floor being a cycle of"
+            + " two round trips",
+        "≤ 1",
+        p50Strict,
+        true,
+        1);
+    target(
+        md, "fenced / unfenced ops/s, " + o.threads + " threads", "≥ 0.60", throughput, false, 0.6);
+    md.append('\n');
+    if (o.baselineJar != null) {
+      md.append(
+          "This build against "
+              + o.baselineName
+              + " (`"
+              + BASELINE
+              + "`), same run, median of per-round ratios (this build / "
+              + o.baselineName
+              + "):\n\n");
+      md.append(
+          "| Client | p50, 1 thread | ops/s, "
+              + o.threads
+              + " threads | client CPU per cycle, "
+              + o.threads
+              + " threads | server CPU per cycle, "
+              + o.threads
+              + " threads |\n");
+      md.append("| --- | ---: | ---: | ---: | ---: |\n");
+      for (String impl : List.of(plain, fenced, REDLOCK_MULTIKEY)) {
+        String base = impl + BASELINE;
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %s | %s | %s | %s |%n",
+                impl,
+                ratio(results.ratios(lat, impl, lat, base, Figure::p50Micros)),
+                ratio(results.ratios(many, impl, many, base, Figure::opsPerSecond)),
+                ratio(results.ratios(many, impl, many, base, Figure::compiledClientCpuMicros)),
+                ratio(results.ratios(many, impl, many, base, Figure::serverCpuMicros))));
+      }
+      md.append('\n');
+    }
+    return md.toString();
+  }
+
+  private static Figure at(Results results, String scenario, String impl, int round) {
+    Figure[] all = results.rounds(scenario, impl);
+    return all == null ? null : all[round];
+  }
+
+  private static void target(
+      StringBuilder md,
+      String what,
+      String bound,
+      double[] perRound,
+      boolean atMost,
+      double limit) {
+    double median = Results.median(perRound);
+    boolean met = atMost ? median <= limit : median >= limit;
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| %s | %s | %s | %s | %s |%n",
+            what,
+            bound,
+            num(median),
+            Arrays.stream(perRound)
+                .mapToObj(PathsHarness::num)
+                .reduce((a, b) -> a + ", " + b)
+                .orElse(""),
+            Double.isNaN(median) ? "not measured" : met ? "met" : "**not met**"));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // virtual threads
+
+  private static String threads(Options o) throws Exception {
+    String java = o.threadsJava;
+    if (java == null && Runtime.version().feature() >= 21) {
+      java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+    StringBuilder md = new StringBuilder("### The blocking API from many threads\n\n");
+    if (java == null) {
+      md.append(
+          "Not measured: this JVM is JDK "
+              + Runtime.version().feature()
+              + " and no `--threads-java` of JDK 21 or later was given.\n\n");
+      return md.toString();
+    }
+    Map<String, String> lines = new LinkedHashMap<>();
+    try (RedisServers servers = RedisServers.start(5)) {
+      RedlockConfig config = RedlockConfig.builder().nodes(servers.uris()).build();
+      if (!Redlock.init(config, true).complete()) {
+        throw new IllegalStateException("could not declare the bench servers fresh");
+      }
+      for (String mode : List.of("virtual", "platform")) {
+        System.out.printf(Locale.ROOT, "%n== %d %s threads ==%n", o.vthreads, mode);
+        List<String> command =
+            List.of(
+                java,
+                "-Xms1g",
+                "-Xmx2g",
+                "-cp",
+                System.getProperty("java.class.path"),
+                ThreadsRun.class.getName(),
+                mode,
+                Integer.toString(o.vthreads),
+                format(o.vttl),
+                format(o.vhold),
+                format(o.vwarmup),
+                format(o.vwindow),
+                String.join(",", servers.uris()));
+        Process process =
+            new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String result = null;
+        try (var out =
+            new java.io.BufferedReader(
+                new java.io.InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+          for (String line = out.readLine(); line != null; line = out.readLine()) {
+            System.out.println("  [" + mode + "] " + line);
+            if (line.startsWith("threads-run")) {
+              result = line;
+            }
+          }
+        }
+        process.waitFor();
+        lines.put(mode, result);
+      }
+    }
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "%,d threads, each in a loop: `acquire` (blocking) a resource of its own with a ttl of"
+                + " %s, `autoExtend()`, hold it %s (sleep), `release()`; 5 local nodes, the"
+                + " defaults otherwise (restart guard on, nodes declared fresh). One JVM per"
+                + " kind of thread (-Xmx2g), %s of warm-up, then %s measured. Heap: in use after a"
+                + " full GC in the middle of the window, less the heap after a full GC before the"
+                + " threads started. Pinned: `jdk.VirtualThreadPinned` events over the whole run,"
+                + " recorded by JFR with a threshold of 0.%n%n",
+            o.vthreads,
+            format(o.vttl),
+            format(o.vhold),
+            format(o.vwarmup),
+            format(o.vwindow)));
+    md.append(
+        "| Threads | JDK | Cycles/s | Failed acquisitions | Leases lost | Heap MiB |"
+            + " Heap per thread, bytes | Pinned events |\n");
+    md.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    for (Map.Entry<String, String> e : lines.entrySet()) {
+      Map<String, String> f = fields(e.getValue());
+      if (f.isEmpty()) {
+        md.append("| ").append(e.getKey()).append(" | – | no result | | | | | |\n");
+        continue;
+      }
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %s | %s | %s | %.1f | %s | %s |%n",
+              e.getKey(),
+              f.get("jdk"),
+              f.get("cycles/s"),
+              f.get("failed"),
+              f.get("lost"),
+              Long.parseLong(f.get("heap-bytes")) / 1048576.0,
+              f.get("heap-per-thread"),
+              f.get("pinned").equals("0") ? "0" : f.get("pinned") + " (" + f.get("where") + ")"));
+    }
+    md.append('\n');
+    return md.toString();
+  }
+
+  private static Map<String, String> fields(String line) {
+    Map<String, String> f = new LinkedHashMap<>();
+    if (line == null || line.startsWith("threads-run skipped")) {
+      return f;
+    }
+    for (String word : line.split(" ")) {
+      int eq = word.indexOf('=');
+      if (eq > 0) {
+        f.put(word.substring(0, eq), word.substring(eq + 1));
+      }
+    }
+    return f;
+  }
+
+  // ---------------------------------------------------------------------------------------
+
+  static String num(double v) {
+    if (Double.isNaN(v)) {
+      return "–";
+    }
+    if (Math.abs(v) >= 1000) {
+      return String.format(Locale.ROOT, "%,.0f", v);
+    }
+    if (Math.abs(v) >= 100) {
+      return String.format(Locale.ROOT, "%.0f", v);
+    }
+    if (Math.abs(v) >= 10) {
+      return String.format(Locale.ROOT, "%.1f", v);
+    }
+    return String.format(Locale.ROOT, "%.3g", v);
+  }
+
+  private static String ratio(double[] perRound) {
+    return num(Results.median(perRound))
+        + "× ("
+        + Arrays.stream(perRound)
+            .mapToObj(PathsHarness::num)
+            .reduce((a, b) -> a + ", " + b)
+            .orElse("")
+        + ")";
+  }
+
+  static String format(Duration d) {
+    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+  }
+
+  static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).trim();
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  /** {@code text} with its paths section replaced by {@code section}, or with it appended. */
+  static String withSection(String text, String section) {
+    int begin = text.indexOf(BEGIN);
+    int end = text.indexOf(END);
+    if (begin >= 0 && end > begin) {
+      return text.substring(0, begin) + section + text.substring(end + END.length() + 1);
+    }
+    return text + (text.isEmpty() || text.endsWith("\n\n") ? "" : "\n") + section;
+  }
+
+  /** The paths section of {@code text}, with its markers, or an empty string. */
+  static String sectionOf(String text) {
+    int begin = text.indexOf(BEGIN);
+    int end = text.indexOf(END);
+    return begin >= 0 && end > begin ? text.substring(begin, end + END.length() + 1) : "";
+  }
+}
