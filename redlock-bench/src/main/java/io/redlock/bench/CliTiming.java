@@ -18,7 +18,7 @@ import java.util.Map;
  * The command line's fixed cost, for {@link PathsHarness}: {@code redlock --version} and
  * {@code redlock exec --no-wait RESOURCE true} on a free resource of three local nodes
  * (declared fresh, restart guard on), each run many times in turn as the repository's
- * launcher starts the tool (class-data sharing archive, the launcher's JVM options) and as a
+ * launcher starts the tool (with its JVM options for one-shot commands) and as a
  * bare {@code java -jar redlock.jar}. Reported: the median wall time of a run (process start
  * to exit, as a shell sees it) and the median CPU time of the process, then where one run of
  * each goes, read from a class-loading log ({@code -Xlog:class+load} with the JVM's uptime):
@@ -63,9 +63,9 @@ final class CliTiming {
       Map<String, String> env = new HashMap<>();
       env.put("REDLOCK_NODES", String.join(",", addresses));
       env.put("REDLOCK_PASSWORD", servers.password());
-      // The launcher's first run after a build makes its archive: not measured.
+      // The launcher's first run after a build may build the jar: not measured.
       Run first = run(List.of(launcher.toString(), "--version"), env);
-      System.out.println("launcher's first run (makes its archive): " + first.wallMillis + " ms");
+      System.out.println("launcher's first run: " + first.wallMillis + " ms");
 
       Map<String, List<String>> variants = new LinkedHashMap<>();
       variants.put("launcher (`./redlock`)", List.of(launcher.toString()));
@@ -126,7 +126,7 @@ final class CliTiming {
         "Where one run of `exec --no-wait RESOURCE true` goes, from its class-loading log"
             + " (`-Xlog:class+load`, which slows the run down a little): the JVM's uptime when"
             + " the first class of each step was loaded, in ms, and the classes loaded from"
-            + " the class-data sharing archives (the JDK's and the launcher's) and from the"
+            + " the JDK's class-data sharing archive and from the"
             + " jar.\n\n");
     List<String> names = new ArrayList<>(variants.keySet());
     md.append("| Step (first class) | ").append(String.join(" | ", names)).append(" |\n");
