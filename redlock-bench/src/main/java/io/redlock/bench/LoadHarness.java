@@ -253,13 +253,13 @@ public final class LoadHarness {
     double minutes = (System.nanoTime() - started) / 60e9;
     Report report = new Report(o, machine, results, minutes);
     Files.createDirectories(o.out.toAbsolutePath().getParent());
-    // The stalled-minority figures come from StallHarness, run on its own: kept as they are.
-    String stall =
+    // The stalled-minority and held-lease figures come from StallHarness and HeldHarness, run
+    // on their own: kept as they are.
+    String kept =
         Files.exists(o.out)
-            ? StallHarness.sectionOf(Files.readString(o.out, StandardCharsets.UTF_8))
+            ? MarkedSection.keptIn(Files.readString(o.out, StandardCharsets.UTF_8))
             : "";
-    Files.writeString(
-        o.out, report.markdown() + (stall.isEmpty() ? "" : "\n" + stall), StandardCharsets.UTF_8);
+    Files.writeString(o.out, report.markdown() + kept, StandardCharsets.UTF_8);
     Files.writeString(o.chart, report.svg(), StandardCharsets.UTF_8);
     System.out.println();
     System.out.println(report.summary());
