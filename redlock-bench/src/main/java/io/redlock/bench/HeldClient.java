@@ -183,6 +183,6 @@ final class HeldClient implements AutoCloseable {
       e.printStackTrace();
       status = 1;
     }
-    Runtime.getRuntime().halt(status);
+    System.exit(status); // Redisson and Lettuce may leave non-daemon threads behind
   }
 }

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>{@code SET}, {@code EVALSHA} and {@code PING} (the one sentinel of a node set aside, see
  * {@link NodeBacklog}) get no Lettuce timeout. {@code SET} carries a one-key
- * lock and {@code EVALSHA} a release of any number of keys: each is a request of a round,
+ * lock, {@code EVALSHA} a release of any number of keys or a batch of auto-extensions
+ * ({@link BatchedExtensions}): each is a request of a round (a batch: of one round per lease),
  * whose node timeout the algorithm enforces on every vote with one deadline per round. A
  * Lettuce timeout costs a timer entry made and cancelled per command, on a timer queue that
  * every calling thread and event loop shares: at 16 and 64 calling threads that was the

@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * fail at once.
  *
  * <p>Per-node order. Every request is written once, on this one connection, and the node runs
- * them in the order they were written. Lock and extend never depend on the node's script
- * cache: they go by plain {@code EVAL}, never re-sent. That is what makes extensions safe
+ * them in the order they were written. Lock and extend are never re-sent: they go by plain
+ * {@code EVAL}, and the batched auto-extension ({@link BatchedExtensions}) by {@code EVALSHA}
+ * once the node answered its load on the connection, a {@code NOSCRIPT} answer then being a
+ * failed vote, not a reason to send it again. That is what makes extensions safe
  * without waiting for every node: the next extension starts when the previous one is
  * decided, and on a node that has not answered the previous one yet, the previous one still
  * runs first, so the node ends with the newer expiry (a fallback re-sent later could land
@@ -80,6 +82,7 @@ final class LettuceNodeClient implements NodeClient {
   private final CompletableFuture<Void> connected = new CompletableFuture<>();
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private final NodeBacklog backlog;
+  private final BatchedExtensions batches;
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
 
@@ -115,6 +118,18 @@ final class LettuceNodeClient implements NodeClient {
     this.uri = uri;
     this.resources = resources;
     this.backlog = backlog;
+    this.batches =
+        new BatchedExtensions(
+            name,
+            backlog,
+            LettuceTransport.MAX_BATCH_KEYS,
+            () -> connectionNumber,
+            () -> {
+              StatefulRedisConnection<String, String> conn = connection;
+              if (conn != null) {
+                batches().load(conn, connectionNumber);
+              }
+            });
     backlog.onSilent(this::sendSentinelSoon);
     client.addListener(
         new RedisConnectionStateListener() {
@@ -151,6 +166,7 @@ final class LettuceNodeClient implements NodeClient {
    */
   private void loadReleaseScript(StatefulRedisConnection<String, String> conn) {
     long number = connectionNumber;
+    batches.load(conn, number);
     conn.async()
         .scriptLoad(Script.UNLOCK.source())
         .whenComplete(
@@ -802,6 +818,21 @@ final class LettuceNodeClient implements NodeClient {
       return stalled();
     }
     return eval(commands, size, Script.EXTEND, keys, token, Long.toString(ttlMillis));
+  }
+
+  /**
+   * Single-key leases in scripts of up to {@link LettuceTransport#MAX_BATCH_KEYS}, by
+   * {@code EVALSHA} once loaded, never re-sent (see {@link BatchedExtensions}); a lease on
+   * several keys by {@link #extend}.
+   */
+  @Override
+  public CompletionStage<List<Boolean>> extendBatch(List<io.redlock.spi.ExtendRequest> requests) {
+    return batches.send(
+        commands(), connectionNumber, requests, r -> extend(r.keys(), r.token(), r.ttlMillis()));
+  }
+
+  private BatchedExtensions batches() {
+    return batches;
   }
 
   @Override
