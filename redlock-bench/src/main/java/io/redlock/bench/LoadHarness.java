@@ -79,21 +79,6 @@ public final class LoadHarness {
    */
   private record Participant(String name, Client impl, String nodeLine) {}
 
-  /**
-   * Mark the record of the own-I/O experiment (issue 26) in the report: written by hand from
-   * an {@link #OWNIO_FANOUT} run, kept by every run of the harness.
-   */
-  static final String OWN_IO_BEGIN = "<!-- own-io:begin -->";
-
-  static final String OWN_IO_END = "<!-- own-io:end -->";
-
-  /** The part of {@code text} from {@code begin} to {@code end} with its newline, or "". */
-  static String marked(String text, String begin, String end) {
-    int from = text.indexOf(begin);
-    int to = text.indexOf(end);
-    return from >= 0 && to > from ? text.substring(from, to + end.length()) + "\n" : "";
-  }
-
   static final String LATENCY = "latency";
   static final String CONTENDED = "contended";
 
@@ -277,21 +262,13 @@ public final class LoadHarness {
     double minutes = (System.nanoTime() - started) / 60e9;
     Report report = new Report(o, machine, results, minutes);
     Files.createDirectories(o.out.toAbsolutePath().getParent());
-    // The stalled-minority figures come from StallHarness and those of the paths beyond the
-    // short cycle from PathsHarness, each run on its own, and the own-I/O experiment's record
-    // was written by hand: all are kept as they are.
-    String previous = Files.exists(o.out) ? Files.readString(o.out, StandardCharsets.UTF_8) : "";
-    StringBuilder text = new StringBuilder(report.markdown());
-    for (String kept :
-        List.of(
-            StallHarness.sectionOf(previous),
-            PathsHarness.sectionOf(previous),
-            marked(previous, OWN_IO_BEGIN, OWN_IO_END))) {
-      if (!kept.isEmpty()) {
-        text.append('\n').append(kept);
-      }
-    }
-    Files.writeString(o.out, text.toString(), StandardCharsets.UTF_8);
+    // The sections other harnesses write (MarkedSection), each run on its own, and the own-I/O
+    // experiment's record, written by hand: kept as they are.
+    String kept =
+        Files.exists(o.out)
+            ? MarkedSection.keptIn(Files.readString(o.out, StandardCharsets.UTF_8))
+            : "";
+    Files.writeString(o.out, report.markdown() + kept, StandardCharsets.UTF_8);
     Files.writeString(o.chart, report.svg(), StandardCharsets.UTF_8);
     System.out.println();
     System.out.println(report.summary());

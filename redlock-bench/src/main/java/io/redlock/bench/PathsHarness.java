@@ -45,8 +45,6 @@ import java.util.Set;
  * <p>Not a test: nothing runs it but this main method.
  */
 public final class PathsHarness {
-  static final String BEGIN = "<!-- paths-harness:begin -->";
-  static final String END = "<!-- paths-harness:end -->";
 
   /** This project's Redlock, each lease on two resources (the lock goes by a script). */
   static final String REDLOCK_MULTIKEY = "redlock-multikey";
@@ -155,7 +153,7 @@ public final class PathsHarness {
       md.append(CliTiming.section(o));
     }
     String section =
-        BEGIN
+        MarkedSection.PATHS.begin()
             + "\n"
             + String.format(
                 Locale.ROOT,
@@ -171,10 +169,9 @@ public final class PathsHarness {
                 Runtime.getRuntime().availableProcessors(),
                 o.commandLine.replaceAll("/\\S*/(bin/java|benchmarks\\.jar)", "…/$1"))
             + md
-            + END
+            + MarkedSection.PATHS.end()
             + "\n";
-    String text = Files.exists(o.out) ? Files.readString(o.out, StandardCharsets.UTF_8) : "";
-    Files.writeString(o.out, withSection(text, section), StandardCharsets.UTF_8);
+    MarkedSection.PATHS.write(o.out, section);
     System.out.println(section);
     System.out.println("wrote " + o.out);
     System.exit(0);
@@ -544,22 +541,5 @@ public final class PathsHarness {
     } catch (IOException | RuntimeException e) {
       return "unknown";
     }
-  }
-
-  /** {@code text} with its paths section replaced by {@code section}, or with it appended. */
-  static String withSection(String text, String section) {
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    if (begin >= 0 && end > begin) {
-      return text.substring(0, begin) + section + text.substring(end + END.length() + 1);
-    }
-    return text + (text.isEmpty() || text.endsWith("\n\n") ? "" : "\n") + section;
-  }
-
-  /** The paths section of {@code text}, with its markers, or an empty string. */
-  static String sectionOf(String text) {
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    return begin >= 0 && end > begin ? text.substring(begin, end + END.length() + 1) : "";
   }
 }

@@ -10,7 +10,6 @@ import io.redlock.testkit.FaultProxy;
 import io.redlock.testkit.RedisServers;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -56,9 +55,6 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Not a test: nothing runs it but this main method.
  */
 public final class StallHarness {
-  static final String BEGIN = "<!-- stall-harness:begin -->";
-  static final String END = "<!-- stall-harness:end -->";
-
   private static final Duration TTL = Duration.ofSeconds(10);
   private static final int CONTENDERS = 4;
   private static final Duration WARM_UP = Duration.ofSeconds(15);
@@ -123,7 +119,7 @@ public final class StallHarness {
       }
     }
     String section = section(runs, stall, window, load + ", at the end " + loadAverage(), started);
-    write(out, section);
+    MarkedSection.STALL.write(out, section);
     System.out.println(section);
     System.exit(0);
   }
@@ -341,7 +337,7 @@ public final class StallHarness {
   static String section(
       List<Run> runs, Duration stall, Duration window, String load, Instant started) {
     StringBuilder md = new StringBuilder();
-    md.append(BEGIN).append('\n');
+    md.append(MarkedSection.STALL.begin()).append('\n');
     md.append("## A stalled minority under load\n\n");
     md.append(
         String.format(
@@ -395,7 +391,7 @@ public final class StallHarness {
         "\nTargets: heap growth under 32 MiB, throughput during the stall at least 0.8× of"
             + " before, recovery within 5 s, no violation. What bounds the memory and why the"
             + " stalled node's releases may be dropped: docs/safety.md, \"A stalled node\".\n");
-    md.append(END).append('\n');
+    md.append(MarkedSection.STALL.end()).append('\n');
     return md.toString();
   }
 
@@ -406,28 +402,5 @@ public final class StallHarness {
       case "two-sigstop" -> "2 of 5 SIGSTOP";
       default -> scenario;
     };
-  }
-
-  /** Puts {@code section} into {@code out} in place of the marked one, or at its end. */
-  static void write(Path out, String section) throws IOException {
-    String text = Files.exists(out) ? Files.readString(out, StandardCharsets.UTF_8) : "";
-    Files.writeString(out, withSection(text, section), StandardCharsets.UTF_8);
-  }
-
-  /** {@code text} with {@code section} in place of its marked section, or appended. */
-  static String withSection(String text, String section) {
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    if (begin >= 0 && end > begin) {
-      return text.substring(0, begin) + section + text.substring(end + END.length() + 1);
-    }
-    return text + (text.isEmpty() || text.endsWith("\n\n") ? "" : "\n") + section;
-  }
-
-  /** The marked section of {@code text}, or an empty string: kept by {@link LoadHarness}. */
-  static String sectionOf(String text) {
-    int begin = text.indexOf(BEGIN);
-    int end = text.indexOf(END);
-    return begin >= 0 && end > begin ? text.substring(begin, end + END.length() + 1) : "";
   }
 }

@@ -133,15 +133,18 @@ public final class Events {
     if (!on) {
       return;
     }
-    round
-        .settled()
-        .thenAccept(
-            result -> {
-              for (NodeOutcome outcome : result.outcomes()) {
-                RedlockEvent.NodeVote event = new RedlockEvent.NodeVote(operation, outcome);
-                each(l -> l.nodeVoted(event));
-              }
-            });
+    round.settled().thenAccept(result -> votes(operation, result));
+  }
+
+  /** Reports every node's final vote in {@code settled}. */
+  void votes(Operation operation, Round.Result settled) {
+    if (!on) {
+      return;
+    }
+    for (NodeOutcome outcome : settled.outcomes()) {
+      RedlockEvent.NodeVote event = new RedlockEvent.NodeVote(operation, outcome);
+      each(l -> l.nodeVoted(event));
+    }
   }
 
   void extended(Lease lease, Boolean extended, Throwable error, long elapsedNanos) {

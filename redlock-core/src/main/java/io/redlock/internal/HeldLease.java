@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * sent, each written once (see {@link io.redlock.spi.NodeClient}). The chain is internal:
  * the caller's futures are copies, so cancelling one cannot break it.
  */
-final class HeldLease implements Lease {
+final class HeldLease implements Lease, BatchRound.Member {
   private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
 
   private final LockEngine engine;
@@ -54,6 +54,21 @@ final class HeldLease implements Lease {
   private boolean autoExtend;
   private boolean extending;
   private TimeSource.Cancellable watch;
+
+  /**
+   * The slot of the {@link ExtensionBatcher} this lease waits in for its next auto-extension,
+   * or {@link ExtensionBatcher#NO_SLOT}; an entry in any other slot is stale.
+   */
+  private long batchSlot = ExtensionBatcher.NO_SLOT;
+
+  /** The auto-extension a batch claimed and has not decided yet: {@code lastExtension} then. */
+  private CompletableFuture<Boolean> batched;
+
+  /** When the claimed batch started, and the ttl it extends by: set with {@code batched}. */
+  private long batchedStart;
+
+  private long batchedTtl;
+
   private final List<Consumer<? super LeaseLostException>> listeners = new ArrayList<>(0);
 
   HeldLease(
@@ -208,6 +223,96 @@ final class HeldLease implements Lease {
     return decided;
   }
 
+  /** The keys and token of this lease, for a batch of extensions. */
+  io.redlock.spi.ExtendRequest extendRequest(long ttlMillis) {
+    return new io.redlock.spi.ExtendRequest(keys, token, ttlMillis);
+  }
+
+  /**
+   * Called by the {@link ExtensionBatcher} when slot {@code slot} falls due: claims this
+   * lease's auto-extension for a batch that starts at {@code start}. Returns the ttl to extend
+   * by, or -1 when the batch is not to carry it: a stale entry (the lease waits in another
+   * slot, or nowhere), a lease no longer held or auto-extended, one whose validity ran out
+   * (then lost here), or one with an extension of its caller's still in flight (then this
+   * one is chained behind it, on its own, as every extension of a lease is).
+   */
+  long claimBatched(long slot, long start) {
+    long ttl;
+    boolean expired = false;
+    boolean alone = false;
+    synchronized (this) {
+      if (batchSlot != slot) {
+        return -1;
+      }
+      batchSlot = ExtensionBatcher.NO_SLOT;
+      if (state != State.HELD || !autoExtend || extending) {
+        return -1;
+      }
+      ttl = ttlMillis;
+      if (!Validity.isValidAt(deadline, start)) {
+        expired = true;
+      } else {
+        extending = true;
+        if (lastExtension != null && !lastExtension.isDone()) {
+          alone = true;
+        } else {
+          batched = new CompletableFuture<>();
+          lastExtension = batched;
+          batchedStart = start;
+          batchedTtl = ttl;
+        }
+      }
+    }
+    if (expired) {
+      expireIfDue();
+      return -1;
+    }
+    if (alone) {
+      extendInternal(Duration.ofMillis(ttl)).whenComplete(this::afterAutoExtension);
+      return -1;
+    }
+    return ttl;
+  }
+
+  /**
+   * The batch that claimed this lease ({@link #claimBatched}) decided it: the same verdict,
+   * log lines and events as an extension sent alone.
+   */
+  @Override
+  public void decided(Round.Result result) {
+    CompletableFuture<Boolean> next;
+    long start;
+    long ttl;
+    synchronized (this) {
+      next = batched;
+      start = batchedStart;
+      ttl = batchedTtl;
+      batched = null;
+    }
+    Boolean extended = null;
+    Throwable error = null;
+    try {
+      extended = extended(result, start, ttl);
+    } catch (RuntimeException e) {
+      error = e;
+    }
+    if (engine.events().on()) {
+      engine.events().extended(this, extended, error, time.nanoTime() - start);
+    }
+    if (error != null) {
+      next.completeExceptionally(error);
+    } else {
+      next.complete(extended);
+    }
+    afterAutoExtension(extended, error);
+  }
+
+  /** Every node of the batch answered or timed out: its votes, to the listeners. */
+  @Override
+  public void settled(Round.Result result) {
+    engine.events().votes(RedlockEvent.Operation.EXTEND, result);
+  }
+
   private boolean extended(Round.Result result, long start, long newTtlMillis) {
     long newDeadline = Validity.validUntil(start, newTtlMillis, engine.config().driftFactor());
     ExtensionVerdict verdict;
@@ -232,16 +337,18 @@ final class HeldLease implements Lease {
         case EXTENDED -> {
           deadline = verdict.deadlineNanos();
           ttlMillis = newTtlMillis;
-          scheduleWatchLocked();
-          log.debug(
-              "extended resource={} validFor={}",
-              describe(),
-              Durations.formatNanos(deadline - now));
+          rearmUnlessExtendingLocked();
+          if (log.isDebugEnabled()) {
+            log.debug(
+                "extended resource={} validFor={}",
+                describe(),
+                Durations.formatNanos(deadline - now));
+          }
           return true;
         }
         case KEPT_UNCONFIRMED -> {
           deadline = verdict.deadlineNanos();
-          scheduleWatchLocked();
+          rearmUnlessExtendingLocked();
           log.warn(
               "extension not confirmed by a majority, lease still valid for {}:"
                   + " resource={} outcomes={}",
@@ -321,12 +428,43 @@ final class HeldLease implements Lease {
       // Never sooner than a node timeout from now, so that a threshold that leaves little
       // room between extensions cannot make the watchdog extend back to back.
       delay = Math.max(delay - threshold, engine.nodeTimeoutNanos());
+      if (state == State.HELD && delay < deadline - now) {
+        // The extension comes before the deadline: it waits in the batcher, with the
+        // extensions of other leases that fall due about then (see ExtensionBatcher).
+        if (watch != null) {
+          watch.cancel();
+          watch = null;
+        }
+        batchSlot =
+            engine
+                .batcher()
+                .add(this, batchSlot, now + delay, threshold, now + engine.nodeTimeoutNanos());
+        return;
+      }
     }
     scheduleWatchInLocked(delay);
   }
 
+  /**
+   * Re-arms the watch after the deadline moved, unless an auto-extension is in progress: that
+   * one re-arms it once decided ({@link #afterAutoExtension}), so that no timer task is made
+   * for the moment in between and cancelled at once.
+   */
+  private void rearmUnlessExtendingLocked() {
+    if (!extending) {
+      scheduleWatchLocked();
+    }
+  }
+
+  /** Takes this lease out of the batcher's slot it waits in, if any. */
+  private void leaveBatchLocked() {
+    engine.batcher().remove(this, batchSlot);
+    batchSlot = ExtensionBatcher.NO_SLOT;
+  }
+
   /** Wakes the watch after {@code delayNanos}, or at the deadline if that comes first. */
   private void scheduleWatchInLocked(long delayNanos) {
+    leaveBatchLocked(); // this watch decides now
     if (watch != null) {
       watch.cancel();
       watch = null;
@@ -360,22 +498,23 @@ final class HeldLease implements Lease {
       }
       return;
     }
-    extendInternal(Duration.ofMillis(ttl))
-        .whenComplete(
-            (ok, error) -> {
-              synchronized (this) {
-                extending = false;
-                if (state != State.HELD) {
-                  return;
-                }
-                if (Boolean.TRUE.equals(ok)) {
-                  scheduleWatchLocked();
-                } else {
-                  // Too few nodes answered: try again soon, while the old deadline still holds.
-                  scheduleWatchInLocked(2 * engine.nodeTimeoutNanos());
-                }
-              }
-            });
+    extendInternal(Duration.ofMillis(ttl)).whenComplete(this::afterAutoExtension);
+  }
+
+  /** An auto-extension was decided: arms the watch for the next one, or for a retry. */
+  private void afterAutoExtension(Boolean ok, Throwable error) {
+    synchronized (this) {
+      extending = false;
+      if (state != State.HELD) {
+        return;
+      }
+      if (Boolean.TRUE.equals(ok)) {
+        scheduleWatchLocked();
+      } else {
+        // Too few nodes answered: try again soon, while the old deadline still holds.
+        scheduleWatchInLocked(2 * engine.nodeTimeoutNanos());
+      }
+    }
   }
 
   @Override
@@ -443,6 +582,7 @@ final class HeldLease implements Lease {
         watch.cancel();
         watch = null;
       }
+      leaveBatchLocked();
       listeners.clear();
       released = new CompletableFuture<>();
     }
@@ -496,6 +636,7 @@ final class HeldLease implements Lease {
         watch.cancel();
         watch = null;
       }
+      leaveBatchLocked();
       toTell = List.copyOf(listeners);
       listeners.clear();
     }

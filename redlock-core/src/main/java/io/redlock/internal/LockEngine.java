@@ -52,6 +52,7 @@ public final class LockEngine {
   private final RestartGuard guard;
   private final AtomicInteger tracked = new AtomicInteger();
   private final Events events;
+  private final ExtensionBatcher batcher;
   private volatile boolean closed;
 
   /** An engine whose listeners are called inline (for simulations on a fake clock). */
@@ -96,6 +97,12 @@ public final class LockEngine {
             io.redlock.FreshMarker.maxTtlKey(config.keyPrefix()));
     this.events = events;
     this.guard.listen(events);
+    this.batcher = new ExtensionBatcher(this);
+  }
+
+  /** Where held leases wait for their auto-extension, sent in batches. */
+  ExtensionBatcher batcher() {
+    return batcher;
   }
 
   /** Where this engine reports to its listeners. */
@@ -522,6 +529,7 @@ public final class LockEngine {
     // in the set when it is read here, or sees the flag itself (see acquire and Acquisition).
     closed = true;
     guard.close();
+    batcher.close();
     for (Acquisition acquisition : acquiring) {
       acquisition.abort();
     }

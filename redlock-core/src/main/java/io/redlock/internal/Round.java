@@ -212,13 +212,32 @@ final class Round {
   private static final ThreadLocal<int[]> ANSWERING = ThreadLocal.withInitial(() -> new int[1]);
 
   private void answer(int index, Boolean answer, Throwable error) {
+    asAnswer(() -> tally(index, answer, error));
+  }
+
+  /**
+   * Runs {@code delivery}, which delivers a node's answer, marked as such for {@link
+   * #isAnswering()}: what it sends in reaction goes through {@link LockEngine#dispatch}.
+   */
+  static void asAnswer(Runnable delivery) {
     int[] depth = ANSWERING.get();
     depth[0]++;
     try {
-      tally(index, answer, error);
+      delivery.run();
     } finally {
       depth[0]--;
     }
+  }
+
+  /** The vote of a request that failed with {@code cause} (unwrapped). */
+  static Vote failureVote(Throwable cause) {
+    return cause instanceof HeldBack
+        ? Vote.HELD_BACK
+        : cause instanceof Untrusted
+            ? Vote.UNTRUSTED
+            : cause instanceof NodeStalledException
+                ? Vote.STALLED
+                : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
   }
 
   private void tally(int index, Boolean answer, Throwable error) {
@@ -229,14 +248,7 @@ final class Round {
       detail = "";
     } else {
       Throwable cause = Futures.unwrap(error);
-      vote =
-          cause instanceof HeldBack
-              ? Vote.HELD_BACK
-              : cause instanceof Untrusted
-                  ? Vote.UNTRUSTED
-                  : cause instanceof NodeStalledException
-                      ? Vote.STALLED
-                      : isTimeout(cause) ? Vote.TIMEOUT : Vote.ERROR;
+      vote = failureVote(cause);
       detail = describe(cause);
     }
     if (log.isTraceEnabled()) {
@@ -353,7 +365,8 @@ final class Round {
     return false;
   }
 
-  private static String describe(Throwable error) {
+  /** A failure as a vote's detail: its message, or its type when it has none. */
+  static String describe(Throwable error) {
     if (error instanceof CancellationException) {
       return "cancelled";
     }

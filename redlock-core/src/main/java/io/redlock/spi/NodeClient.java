@@ -12,10 +12,11 @@ import java.util.concurrent.CompletionStage;
  * example while disconnected) instead of queueing it. It must fail any other request that got
  * no answer with a {@link java.util.concurrent.TimeoutException} (directly or as the cause),
  * except those the algorithm counts as votes ({@link #lock}, {@link #unlock}, {@link #extend},
- * {@link #lockFenced}, {@link #fence}): the algorithm enforces the node timeout on each of
- * them on its own, so a transport may leave them without a timeout of its own. Each call
- * returns a future of its own, never one shared with another request: when the node timeout
- * passes before {@link #lock}, {@link #unlock}, {@link #extend} or {@link #fence} was answered,
+ * {@link #extendBatch}, {@link #lockFenced}, {@link #fence}): the algorithm enforces the node
+ * timeout on each of them on its own, so a transport may leave them without a timeout of its
+ * own. Each call returns a future of its own, never one shared with another request: when
+ * the node timeout passes before {@link #lock}, {@link #unlock}, {@link #extend}, {@link
+ * #extendBatch} or {@link #fence} was answered,
  * the algorithm cancels the future the transport returned, if it is a
  * {@link java.util.concurrent.CompletableFuture} (not the one of {@link #lockFenced}, which it
  * does not count directly). A transport may then leave a {@link #lock} request unsent, if it
@@ -76,6 +77,53 @@ public interface NodeClient extends AutoCloseable {
    * or holds another value (and then none was changed). Never creates a key.
    */
   CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis);
+
+  /**
+   * Extends many leases at once: for each request, what {@link #extend} does with its keys,
+   * token and ttl, each request by itself (its keys are extended together or not at all,
+   * whatever the other requests find). The auto-extension of leases that fall due together
+   * calls this once per node instead of {@link #extend} once per lease, so that a transport
+   * can send them as one request, or a few of bounded size: the default transport runs up to
+   * {@code LettuceTransport.MAX_BATCH_KEYS} single-key leases in one script.
+   *
+   * <p>The answer holds one {@code Boolean} per request, in order: {@code true} when its keys
+   * were extended, {@code false} when one of them is missing or holds another value. A
+   * failure (a timeout, an error reply, a {@link NodeStalledException}, one request that
+   * could not be sent) fails the whole answer: every lease of the batch then counts this node
+   * as failed, by the failure's type, and is decided on the other nodes' votes.
+   *
+   * <p>The requests are executed in their order, after every request sent to this client
+   * before the call and before every request sent after it, as if {@link #extend} had been
+   * called for each in turn; like {@link #extend}, they are votes, each written once and
+   * never re-sent. The default does exactly that, one {@link #extend} per request: a
+   * transport that cannot batch keeps working, one request per lease.
+   *
+   * @param requests the extensions, in order; may be empty
+   * @return the answers, one per request, in the same order
+   * @since 0.1.0
+   */
+  default CompletionStage<List<Boolean>> extendBatch(List<ExtendRequest> requests) {
+    java.util.concurrent.CompletableFuture<?>[] replies =
+        new java.util.concurrent.CompletableFuture<?>[requests.size()];
+    for (int i = 0; i < replies.length; i++) {
+      ExtendRequest request = requests.get(i);
+      try {
+        replies[i] =
+            extend(request.keys(), request.token(), request.ttlMillis()).toCompletableFuture();
+      } catch (RuntimeException e) {
+        replies[i] = java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+    }
+    return java.util.concurrent.CompletableFuture.allOf(replies)
+        .thenApply(
+            done -> {
+              List<Boolean> answers = new java.util.ArrayList<>(replies.length);
+              for (java.util.concurrent.CompletableFuture<?> reply : replies) {
+                answers.add((Boolean) reply.join());
+              }
+              return answers;
+            });
+  }
 
   /**
    * Deletes each key that holds {@code token}, and no other. {@code true} when every key was

@@ -57,6 +57,8 @@ public final class SimulatedNode implements NodeClient {
   private final AtomicInteger infos = new AtomicInteger();
   private final AtomicInteger extends_ = new AtomicInteger();
   private final AtomicInteger unlocks = new AtomicInteger();
+  private final AtomicInteger batches = new AtomicInteger();
+  private final AtomicInteger batched = new AtomicInteger();
 
   public SimulatedNode(String name, FakeTime time) {
     this.name = name;
@@ -227,6 +229,25 @@ public final class SimulatedNode implements NodeClient {
   public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
     extends_.incrementAndGet();
     return submit(() -> keyspace.extend(keys, token, ttlMillis));
+  }
+
+  /**
+   * One request for the whole batch, as the default transport sends one script: executed in
+   * one step, each lease's keys checked against its own token.
+   */
+  @Override
+  public CompletionStage<List<Boolean>> extendBatch(List<io.redlock.spi.ExtendRequest> requests) {
+    batches.incrementAndGet();
+    batched.addAndGet(requests.size());
+    extends_.addAndGet(requests.size());
+    return submitValue(
+        () -> {
+          List<Boolean> each = new java.util.ArrayList<>(requests.size());
+          for (io.redlock.spi.ExtendRequest r : requests) {
+            each.add(keyspace.extend(r.keys(), r.token(), r.ttlMillis()));
+          }
+          return List.copyOf(each);
+        });
   }
 
   @Override
@@ -441,12 +462,23 @@ public final class SimulatedNode implements NodeClient {
     return locks.get();
   }
 
+  /** How many lease extensions the node was asked for, alone or in a batch. */
   public int extendRequests() {
     return extends_.get();
   }
 
   public int unlockRequests() {
     return unlocks.get();
+  }
+
+  /** How many batches of extensions ({@code extendBatch}) the node was sent. */
+  public int batchRequests() {
+    return batches.get();
+  }
+
+  /** How many leases those batches carried, together. */
+  public int batchedExtensions() {
+    return batched.get();
   }
 
   // ---- internals ----

@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The requests of a round get no Lettuce timeout: {@code SET} (a lock of one key) and every
  * script a round sends ({@link RoundCommand}: locks of several keys, fenced locks and their
- * confirmation, extensions, releases by {@code EVALSHA} or {@code EVAL}), and {@code PING} (the
+ * confirmation, extensions alone or in batches ({@link BatchedExtensions}), releases by
+ * {@code EVALSHA} or {@code EVAL}), and {@code PING} (the
  * one sentinel of a node set aside, see {@link NodeBacklog}). The round enforces the node
  * timeout on every vote with one deadline per round. A Lettuce timeout costs a timer entry made
  * and cancelled per command, on a timer queue that every calling thread and event loop shares:

@@ -39,14 +39,14 @@ import org.slf4j.LoggerFactory;
  * fail at once.
  *
  * <p>Per-node order. Every request is written once, on this one connection, and the node runs
- * them in the order they were written. Locks, fenced locks, confirmations and extensions are
- * never re-sent. That is what makes extensions safe without waiting for every node: the next
+ * them in the order they were written. Locks, fenced locks, confirmations and extensions
+ * (alone or in a batch, {@link BatchedExtensions}) are never re-sent. That is what makes extensions safe without waiting for every node: the next
  * extension starts when the previous one is decided, and on a node that has not answered the
  * previous one yet, the previous one still runs first, so the node ends with the newer expiry
  * (a fallback re-sent later could land after the newer one and shorten it).
  *
  * <p>The scripts of the rounds ({@link RoundScripts#LOADED}: release, lock of several keys,
- * fenced lock, confirmation) go by {@code EVALSHA} (by {@code EVAL}, the script's text would
+ * fenced lock, confirmation, a batch of extensions) go by {@code EVALSHA} (by {@code EVAL}, the script's text would
  * travel with every request, 196 bytes for a release and 1.5 kB for a fenced lock, and the
  * node would digest it on every call; measured for the release: 8 µs of server CPU per cycle),
  * but only once the node has answered the {@code SCRIPT LOAD} of that script, sent as the
@@ -54,10 +54,10 @@ import org.slf4j.LoggerFactory;
  * for good where the node refuses {@code SCRIPT LOAD} (an ACL without it), they go by {@code
  * EVAL}, written once: so a release or an undo written to a node runs on its own even if the
  * connection is closed before the answer (a paused node that resumes after {@code
- * Redlock.close()}). A lock, fenced lock or confirmation that the node answers {@code
- * NOSCRIPT} (its script cache was emptied since the load) ran nothing: it is that node's vote
- * failing, never re-sent, and the script is loaded again for the next request. Extensions go by
- * {@code EVAL} always.
+ * Redlock.close()}). A lock, fenced lock, confirmation or batch of extensions that the node
+ * answers {@code NOSCRIPT} (its script cache was emptied since the load) ran nothing: it is
+ * that node's vote failing (each lease's, for a batch), never re-sent, and the script is loaded
+ * again for the next request. The extension of one lease goes by {@code EVAL} always.
  *
  * <p>No request of a round has a Lettuce timeout ({@link RoundCommand}, {@link
  * CommandTimeouts}): the round's one deadline times out every vote.
@@ -91,6 +91,7 @@ final class LettuceNodeClient implements NodeClient {
   private final CompletableFuture<Void> connected = new CompletableFuture<>();
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private final NodeBacklog backlog;
+  private final BatchedExtensions batches;
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
 
@@ -123,6 +124,13 @@ final class LettuceNodeClient implements NodeClient {
     this.uri = uri;
     this.resources = resources;
     this.backlog = backlog;
+    this.batches =
+        new BatchedExtensions(
+            name,
+            backlog,
+            LettuceTransport.MAX_BATCH_KEYS,
+            scripts,
+            number -> scriptLost(Script.EXTEND_BATCH, number));
     backlog.onSilent(this::sendSentinelSoon);
     client.addListener(
         new RedisConnectionStateListener() {
@@ -933,6 +941,17 @@ final class LettuceNodeClient implements NodeClient {
       return stalled();
     }
     return eval(commands, size, Script.EXTEND, keys, token, Long.toString(ttlMillis));
+  }
+
+  /**
+   * Single-key leases in scripts of up to {@link LettuceTransport#MAX_BATCH_KEYS}, by
+   * {@code EVALSHA} once loaded, never re-sent (see {@link BatchedExtensions}); a lease on
+   * several keys by {@link #extend}.
+   */
+  @Override
+  public CompletionStage<List<Boolean>> extendBatch(List<io.redlock.spi.ExtendRequest> requests) {
+    return batches.send(
+        commands(), connectionNumber, requests, r -> extend(r.keys(), r.token(), r.ttlMillis()));
   }
 
   @Override

@@ -76,6 +76,15 @@ public final class LettuceTransport implements NodeTransport {
   public static final long MAX_PENDING_BYTES = 4L << 20;
 
   /**
+   * The most leases one script extends on one node when the auto-extension sends a batch
+   * ({@link NodeClient#extendBatch}): {@value}. A batch of more leases goes as several
+   * scripts; a lease on several keys goes as an extension of its own. A script this long
+   * keeps its node busy for about a millisecond (other clients' requests wait that long),
+   * and counts in the node's backlog as one request of its size.
+   */
+  public static final int MAX_BATCH_KEYS = 1000;
+
+  /**
    * When at least this many vote requests in a row got no answer within the node timeout (or
    * were refused by a bound above), over at least {@link #STALLED_AFTER_TIME} from the first
    * of them, with no answer from the node in between, the node is set aside: its votes fail

@@ -15,13 +15,20 @@ import java.util.concurrent.atomic.AtomicLongArray;
 final class RoundScripts {
   /** The scripts the rounds send, those loaded on each new connection first. */
   private static final List<Script> SCRIPTS =
-      List.of(Script.UNLOCK, Script.LOCK, Script.LOCK_FENCED, Script.FENCE, Script.EXTEND);
+      List.of(
+          Script.UNLOCK,
+          Script.LOCK,
+          Script.LOCK_FENCED,
+          Script.FENCE,
+          Script.EXTEND_BATCH,
+          Script.EXTEND);
 
   /**
-   * The scripts loaded on each new connection, in the order they are loaded. Extensions stay
-   * with {@code EVAL}: the whole text on every request, never a {@code NOSCRIPT}.
+   * The scripts loaded on each new connection, in the order they are loaded. The extension of
+   * one lease stays with {@code EVAL}: the whole text on every request, never a {@code
+   * NOSCRIPT}.
    */
-  static final List<Script> LOADED = SCRIPTS.subList(0, 4);
+  static final List<Script> LOADED = SCRIPTS.subList(0, 5);
 
   private static final byte[][] SOURCES = encode(false);
   private static final byte[][] DIGESTS = encode(true);

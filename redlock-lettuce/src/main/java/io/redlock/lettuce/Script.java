@@ -160,6 +160,29 @@ record Script(String name, String source, String sha1) {
       """);
 
   /**
+   * Many single-key leases extended at once (see {@link BatchedExtensions}): for each i, sets
+   * the ttl of KEYS[i] to ARGV[1] ms only if it holds ARGV[i + 1], the token of that lease
+   * alone. Answers one character per key, in order: {@code 1} extended, {@code 0} missing or
+   * held by another value (and then left as it is). Never creates a key.
+   */
+  static final Script EXTEND_BATCH =
+      of(
+          "extend-batch",
+          """
+      local ttl = ARGV[1]
+      local answers = {}
+      for i = 1, #KEYS do
+        if redis.call('get', KEYS[i]) == ARGV[i + 1] then
+          redis.call('pexpire', KEYS[i], ttl)
+          answers[i] = '1'
+        else
+          answers[i] = '0'
+        end
+      end
+      return table.concat(answers)
+      """);
+
+  /**
    * The fresh marker (see {@code io.redlock.FreshMarker}): KEYS[1] is the marker key, ARGV[1]
    * the mode ({@code check}: only look; {@code write}: look, then write if nothing was found;
    * {@code force}: write without looking), ARGV[2] the marker value, ARGV[3] a glob pattern

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.redlock.spi.ExtendRequest;
 import io.redlock.spi.NodeClient;
 import java.time.Duration;
 import java.util.List;
@@ -192,6 +193,121 @@ public abstract class NodeClientContract {
     assertEquals(false, await(client().extend(List.of(mine, lost), token, 30_000)));
     assertPttlBetween(Long.MIN_VALUE, 1_000, mine);
     assertEquals("someone-else", valueOf(lost));
+  }
+
+  private List<Boolean> awaitAll(List<CompletionStage<Boolean>> replies) {
+    List<Boolean> answers = new java.util.ArrayList<>();
+    for (CompletionStage<Boolean> reply : replies) {
+      answers.add(await(reply));
+    }
+    return answers;
+  }
+
+  private static List<Boolean> awaitBatch(CompletionStage<List<Boolean>> reply) {
+    try {
+      return reply.toCompletableFuture().get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("no answer", e);
+    }
+  }
+
+  @Test
+  void extendBatchExtendsEachLeaseThatHoldsItsOwnTokenAndNoOther() {
+    String a = key();
+    String b = key();
+    String taken = key();
+    String missing = key();
+    String tokenA = token();
+    String tokenB = token();
+    String tokenTaken = token();
+    assertEquals(true, await(client().lock(List.of(a), tokenA, 1_000)));
+    assertEquals(true, await(client().lock(List.of(b), tokenB, 1_000)));
+    put(taken, "someone-else", Duration.ofSeconds(20));
+    CompletionStage<List<Boolean>> replies =
+        client()
+            .extendBatch(
+                List.of(
+                    new ExtendRequest(List.of(a), tokenA, 30_000),
+                    new ExtendRequest(List.of(taken), tokenTaken, 30_000),
+                    new ExtendRequest(List.of(b), tokenA, 30_000), // a's token: not b's
+                    new ExtendRequest(List.of(missing), token(), 30_000)));
+    assertEquals(List.of(true, false, false, false), awaitBatch(replies));
+    assertPttlBetween(29_000L, 30_000L, a);
+    assertPttlBetween(Long.MIN_VALUE, 1_000, b);
+    assertEquals(tokenB, valueOf(b));
+    assertEquals("someone-else", valueOf(taken));
+    assertPttlBetween(Long.MIN_VALUE, 20_000, taken);
+    assertNull(valueOf(missing)); // never created
+  }
+
+  @Test
+  void extendBatchKeepsEachLeasesTtlAndItsSeveralKeysAllOrNothing() {
+    String one = key();
+    String mine = key();
+    String lost = key();
+    String both1 = key();
+    String both2 = key();
+    String tokenOne = token();
+    String tokenLost = token();
+    String tokenBoth = token();
+    assertEquals(true, await(client().lock(List.of(one), tokenOne, 1_000)));
+    assertEquals(true, await(client().lock(List.of(mine, lost), tokenLost, 1_000)));
+    assertEquals(true, await(client().lock(List.of(both1, both2), tokenBoth, 1_000)));
+    put(lost, "someone-else", Duration.ofSeconds(20));
+    CompletionStage<List<Boolean>> replies =
+        client()
+            .extendBatch(
+                List.of(
+                    new ExtendRequest(List.of(one), tokenOne, 15_000),
+                    new ExtendRequest(List.of(mine, lost), tokenLost, 30_000),
+                    new ExtendRequest(List.of(both1, both2), tokenBoth, 30_000)));
+    assertEquals(List.of(true, false, true), awaitBatch(replies));
+    assertPttlBetween(14_000L, 15_000L, one);
+    assertPttlBetween(Long.MIN_VALUE, 1_000, mine);
+    assertEquals("someone-else", valueOf(lost));
+    assertPttlBetween(29_000L, 30_000L, both1);
+    assertPttlBetween(29_000L, 30_000L, both2);
+  }
+
+  @Test
+  void extendBatchOfManyLeasesAnswersEachInOrder() {
+    int count = 2_500; // more than one script of the default transport
+    List<ExtendRequest> requests = new java.util.ArrayList<>();
+    List<Boolean> expected = new java.util.ArrayList<>();
+    List<String> keys = new java.util.ArrayList<>();
+    List<CompletionStage<Boolean>> locked = new java.util.ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String key = key();
+      String token = token();
+      keys.add(key);
+      boolean held = i % 7 != 3;
+      if (held) {
+        locked.add(client().lock(List.of(key), token, 20_000));
+      }
+      if (locked.size() == 500) { // in waves: a transport may bound what waits on a node
+        assertTrue(awaitAll(locked).stream().allMatch(Boolean::booleanValue), "keys locked");
+        locked.clear();
+      }
+      requests.add(new ExtendRequest(List.of(key), token, 30_000));
+      expected.add(held);
+    }
+    assertTrue(awaitAll(locked).stream().allMatch(Boolean::booleanValue), "every key locked");
+    List<Boolean> answers = awaitBatch(client().extendBatch(requests));
+    List<Integer> wrong = new java.util.ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      if (!expected.get(i).equals(answers.get(i))) {
+        wrong.add(i);
+      }
+    }
+    assertEquals(List.of(), wrong, "requests answered wrongly (held: all but every 7th from 3)");
+    for (int i = 0; i < count; i += 97) {
+      if (expected.get(i)) {
+        assertPttlBetween(29_000L, 30_000L, keys.get(i));
+      } else {
+        assertNull(valueOf(keys.get(i)));
+      }
+    }
+    assertEquals(List.of(), awaitBatch(client().extendBatch(List.of())));
   }
 
   @Test

@@ -1,0 +1,188 @@
+package io.redlock.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One implementation holding many locks, in a JVM of its own started for one measurement and
+ * ended after it: its heap holds that implementation's locks and nothing else, and no state
+ * (a watchdog's table, a JIT profile) carries over from another size or another client.
+ *
+ * <p>The child takes {@code <impl> <uris,...> <count> <ttl ms> <prefix> <settle ms>}. It
+ * builds the implementation, warms it up (takes and releases {@link #WARM_UP} locks, so that
+ * the classes and objects of the lock path exist before the baseline), collects garbage and
+ * reads the heap in use, takes {@code count} locks, waits {@code settle} (every watchdog runs
+ * at least once), collects garbage and reads the heap again, then answers {@code held <heap
+ * before> <heap held> <acquire nanos>}. On {@code window <nanos>} it meters its own CPU time
+ * over that long and answers {@code done <cpu nanos> <window nanos> <lost>}; on {@code exit}
+ * it ends without releasing (the harness deletes the keys). Every other line it prints goes
+ * to the harness's standard error.
+ */
+final class HeldClient implements AutoCloseable {
+  /** Locks taken and released before the baseline heap is read. */
+  static final int WARM_UP = 500;
+
+  /** What the child reports once its locks are held. */
+  record Held(long heapBefore, long heapHeld, long acquireNanos) {}
+
+  /** What the child reports after the measured window. */
+  record Window(long cpuNanos, long windowNanos, long lost) {}
+
+  private final String name;
+  private final Process process;
+  private final BufferedReader answers;
+  private final Writer requests;
+
+  private HeldClient(String name, Process process) {
+    this.name = name;
+    this.process = process;
+    this.answers =
+        new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    this.requests = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Starts the child with this JVM's class path, the heap bound {@code maxHeap} (as in
+   * {@code -Xmx}) and nothing else from this JVM's options.
+   */
+  static HeldClient start(
+      String impl,
+      List<String> uris,
+      int count,
+      Duration ttl,
+      String prefix,
+      Duration settle,
+      String maxHeap)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx" + maxHeap);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(HeldClient.class.getName());
+    command.add(impl);
+    command.add(String.join(",", uris));
+    command.add(Integer.toString(count));
+    command.add(Long.toString(ttl.toMillis()));
+    command.add(prefix);
+    command.add(Long.toString(settle.toMillis()));
+    Process process =
+        new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    return new HeldClient(impl, process);
+  }
+
+  /** Waits until the child holds its locks. */
+  Held awaitHeld() throws IOException {
+    String[] v = awaitAnswer("held ").split(" ");
+    return new Held(Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]));
+  }
+
+  /** Has the child meter itself for {@code window}; returns what it measured. */
+  Window measure(Duration window) throws IOException {
+    requests.write("window " + window.toNanos() + "\n");
+    requests.flush();
+    String[] v = awaitAnswer("done ").split(" ");
+    return new Window(Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]));
+  }
+
+  private String awaitAnswer(String prefix) throws IOException {
+    for (String line = answers.readLine(); line != null; line = answers.readLine()) {
+      if (line.startsWith(prefix)) {
+        return line.substring(prefix.length()).trim();
+      }
+      System.err.println("  [" + name + "] " + line);
+    }
+    throw new IOException(name + "'s JVM ended before answering " + prefix.trim());
+  }
+
+  /** Ends the child (its locks stay on the nodes until the harness deletes them). */
+  @Override
+  public void close() {
+    try {
+      requests.write("exit\n");
+      requests.flush();
+    } catch (IOException ignored) {
+      // already gone
+    }
+    try {
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Heap in use after two full collections, in bytes. */
+  static long heapAfterGc() throws InterruptedException {
+    for (int i = 0; i < 2; i++) {
+      System.gc();
+      Thread.sleep(200);
+    }
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  /** The child: see the class comment. */
+  public static void main(String[] args) throws Exception {
+    if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+      System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    }
+    PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+    System.setOut(System.err);
+    String impl = args[0];
+    List<String> uris = Arrays.asList(args[1].split(","));
+    int count = Integer.parseInt(args[2]);
+    Duration ttl = Duration.ofMillis(Long.parseLong(args[3]));
+    String prefix = args[4];
+    Duration settle = Duration.ofMillis(Long.parseLong(args[5]));
+    com.sun.management.OperatingSystemMXBean os =
+        (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    int status = 0;
+    try {
+      HeldLocks locks = HeldLocks.create(impl, uris, ttl);
+      locks.hold(prefix + "warm:", WARM_UP);
+      locks.releaseAll();
+      long before = heapAfterGc();
+      long started = System.nanoTime();
+      locks.hold(prefix, count);
+      long acquired = System.nanoTime() - started;
+      Thread.sleep(settle.toMillis());
+      long held = heapAfterGc();
+      out.printf(Locale.ROOT, "held %d %d %d%n", before, held, acquired);
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+      for (String line = in.readLine();
+          line != null && !line.equals("exit");
+          line = in.readLine()) {
+        long window = Long.parseLong(line.substring("window ".length()).trim());
+        long cpu0 = os.getProcessCpuTime();
+        long t0 = System.nanoTime();
+        Thread.sleep(window / 1_000_000L);
+        long cpu1 = os.getProcessCpuTime();
+        long t1 = System.nanoTime();
+        out.printf(Locale.ROOT, "done %d %d %d%n", cpu1 - cpu0, t1 - t0, locks.lost());
+      }
+      // No release and no close: the harness deletes the keys, so that no implementation's
+      // release of many locks is timed or waited for.
+    } catch (Exception | Error e) {
+      e.printStackTrace();
+      status = 1;
+    }
+    System.exit(status); // Redisson and Lettuce may leave non-daemon threads behind
+  }
+}

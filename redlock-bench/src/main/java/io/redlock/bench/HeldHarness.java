@@ -1,0 +1,294 @@
+package io.redlock.bench;
+
+import io.redlock.testkit.RedisServers;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Many leases held at once: this project's {@code Redlock} holding 1,000, 10,000 and 100,000
+ * leases on five local nodes, each on {@code autoExtend()} with a ttl of 2 s (so that each is
+ * extended about once a second), beside Redisson's watchdog holding as many locks in the same
+ * run ({@code RedissonRedLock} over the five nodes, and {@code RLock} on one), each
+ * implementation in a JVM of its own ({@link HeldClient}) started for one measurement.
+ *
+ * <p>Per implementation and size: the client JVM's CPU time per second, the CPU time per
+ * second of the Redis servers it uses (from {@code /proc/<pid>/stat}), the scripts, commands
+ * and key extensions ({@code PEXPIRE}) per second each of its nodes ran ({@code INFO
+ * commandstats}), the heap one held lock retains (heap in use after a full collection with
+ * the locks held, minus the same before they were taken, divided by their number), the keys
+ * that expired on any node from the first acquisition to the end of the window (an extension
+ * that came too late on that node) and the leases the client itself found lost at the end.
+ * The figures go into the marked section of {@code docs/performance.md} and into {@code
+ * docs/performance-held.svg}; {@link LoadHarness} keeps both.
+ *
+ * <pre>
+ * ./bench --held                                  # builds, then runs this with the defaults
+ * java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.HeldHarness \
+ *     --held 1000,10000,100000 --window 30s --settle 12s --rounds 1
+ * </pre>
+ *
+ * <p>Not a test: nothing runs it but this main method.
+ */
+public final class HeldHarness {
+  private HeldHarness() {}
+
+  /** One implementation holding {@code held} locks in one round, and what it cost. */
+  record Run(
+      String impl,
+      int held,
+      int round,
+      int nodes,
+      double clientCpuMsPerSecond,
+      double serverCpuMsPerSecond,
+      double scriptsPerSecondPerNode,
+      double commandsPerSecondPerNode,
+      double extensionsPerSecondPerNode,
+      double heapBytesPerLock,
+      long expiredKeys,
+      long lost,
+      double acquireSeconds) {
+
+    /** Client CPU per lease extension, in µs. */
+    double clientCpuMicrosPerExtension() {
+      return clientCpuMsPerSecond * 1000 / extensionsPerSecondPerNode;
+    }
+  }
+
+  /** The command line. */
+  static final class Options {
+    Path out = Path.of("docs/performance.md");
+    Path chart;
+    List<Integer> held = List.of(1_000, 10_000, 100_000);
+    List<String> impls = HeldLocks.ALL;
+    Duration window = Duration.ofSeconds(30);
+    Duration settle = Duration.ofSeconds(12);
+    Duration ttl = Duration.ofSeconds(2);
+    int rounds = 1;
+    String clientHeap = "2g";
+    String commandLine;
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      o.commandLine = String.join(" ", args);
+      if (args.length % 2 != 0) {
+        throw new IllegalArgumentException("every option takes a value\n" + usage());
+      }
+      for (int i = 0; i < args.length; i += 2) {
+        String value = args[i + 1];
+        switch (args[i]) {
+          case "--out" -> o.out = Path.of(value);
+          case "--chart" -> o.chart = Path.of(value);
+          case "--held" -> o.held = Arrays.stream(value.split(",")).map(Integer::valueOf).toList();
+          case "--impls" -> o.impls = List.of(value.split(","));
+          case "--window" -> o.window = LoadHarness.Options.duration(value);
+          case "--settle" -> o.settle = LoadHarness.Options.duration(value);
+          case "--ttl" -> o.ttl = LoadHarness.Options.duration(value);
+          case "--rounds" -> o.rounds = Integer.parseInt(value);
+          case "--client-heap" -> o.clientHeap = value;
+          default ->
+              throw new IllegalArgumentException("unknown option " + args[i] + "\n" + usage());
+        }
+      }
+      if (o.rounds < 1) {
+        throw new IllegalArgumentException("--rounds must be at least 1");
+      }
+      for (String impl : o.impls) {
+        if (!HeldLocks.ALL.contains(impl)) {
+          throw new IllegalArgumentException(
+              "--impls: no implementation named " + impl + "; accepted: " + HeldLocks.ALL);
+        }
+      }
+      if (o.chart == null) {
+        String name = o.out.getFileName().toString().replaceFirst("\\.md$", "") + "-held.svg";
+        o.chart = o.out.resolveSibling(name);
+      }
+      return o;
+    }
+
+    static String usage() {
+      return """
+          Usage: HeldHarness [options]
+            --held 1000,10000,100000   locks held at once, one measurement each
+            --impls redlock,redisson-redlock-watchdog,redisson-rlock-watchdog
+            --window 30s          measured window, once every lock is held and settled
+            --settle 12s          wait after the last acquisition, before the heap is read
+                                  (longer than Redisson's renewal period of 10 s)
+            --ttl 2s              this library's lease ttl: extended when half is left
+            --rounds 1            rounds; figures are medians, ratios medians of per-round ratios
+            --client-heap 2g      -Xmx of each client JVM
+            --out docs/performance.md   the report whose marked section this writes
+            --chart PATH          the SVG (default: docs/performance-held.svg)
+          """;
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    Options o;
+    try {
+      o = Options.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    String load = loadAverage();
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    List<Run> runs = new ArrayList<>();
+    String redisVersion;
+    try (RedisServers servers = RedisServers.start(5)) {
+      redisVersion =
+          LoadHarness.Machine.field(
+              String.valueOf(servers.command(0, "INFO", "server")), "redis_version");
+      for (int r = 0; r < o.rounds; r++) {
+        for (int held : o.held) {
+          List<String> order = new ArrayList<>(o.impls);
+          Collections.rotate(order, -(r % order.size()));
+          for (String impl : order) {
+            Run run = measure(servers, impl, held, r, o);
+            print(run);
+            runs.add(run);
+          }
+        }
+      }
+    }
+    double minutes = (System.nanoTime() - t0) / 60e9;
+    HeldReport report = new HeldReport(o, runs, load, started, minutes, redisVersion);
+    Files.createDirectories(o.out.toAbsolutePath().getParent());
+    MarkedSection.HELD.write(o.out, report.section());
+    Files.writeString(o.chart, report.svg(), StandardCharsets.UTF_8);
+    System.out.println(report.section());
+    System.out.println("wrote " + o.out + " and " + o.chart);
+    System.exit(0);
+  }
+
+  private static Run measure(RedisServers servers, String impl, int held, int round, Options o)
+      throws IOException, InterruptedException {
+    List<String> uris = servers.uris();
+    int nodes = HeldLocks.nodes(impl, uris);
+    String prefix = "held:" + impl + ":" + held + ":" + round + ":";
+    System.out.printf(Locale.ROOT, "%n== %s holding %,d (round %d) ==%n", impl, held, round + 1);
+    NodeStats[] first = sampleAll(servers, nodes);
+    HeldClient.Held taken;
+    HeldClient.Window window;
+    NodeStats[] before;
+    NodeStats[] after;
+    long windowStart;
+    long windowEnd;
+    try (HeldClient client =
+        HeldClient.start(impl, uris, held, o.ttl, prefix, o.settle, o.clientHeap)) {
+      taken = client.awaitHeld();
+      alignToRenewal(servers);
+      before = sampleAll(servers, nodes);
+      windowStart = System.nanoTime();
+      window = client.measure(o.window);
+      after = sampleAll(servers, nodes);
+      windowEnd = System.nanoTime();
+    }
+    for (int i = 0; i < nodes; i++) {
+      deleteKeys(servers, i, prefix);
+    }
+    double seconds = (windowEnd - windowStart) / 1e9;
+    double serverCpu = 0;
+    double scripts = 0;
+    double commands = 0;
+    double extensions = 0;
+    long expired = 0;
+    for (int i = 0; i < nodes; i++) {
+      serverCpu += after[i].cpuNanos() - before[i].cpuNanos();
+      scripts += after[i].scriptsSince(before[i]);
+      commands += after[i].commandsSince(before[i]);
+      extensions += after[i].calls(before[i], "pexpire");
+      expired += after[i].expiredKeys() - first[i].expiredKeys();
+    }
+    return new Run(
+        impl,
+        held,
+        round,
+        nodes,
+        window.cpuNanos() / 1e6 / (window.windowNanos() / 1e9),
+        serverCpu / 1e6 / seconds,
+        scripts / nodes / seconds,
+        commands / nodes / seconds,
+        extensions / nodes / seconds,
+        (taken.heapHeld() - taken.heapBefore()) / (double) held,
+        expired,
+        window.lost(),
+        taken.acquireNanos() / 1e9);
+  }
+
+  /**
+   * Waits until node 0 extended a key, then half of Redisson's renewal period ({@link
+   * #RENEWAL_PERIOD}): Redisson renews all of its locks at once every 10 s, so a window that
+   * starts there and lasts a multiple of 10 s holds a whole number of its renewals, not one
+   * more or less by chance. This library extends continuously: the wait changes nothing for
+   * it.
+   */
+  private static void alignToRenewal(RedisServers servers) throws InterruptedException {
+    long first = NodeStats.sample(servers, 0).calls().getOrDefault("pexpire", 0L);
+    long deadline = System.nanoTime() + 2 * RENEWAL_PERIOD.toNanos();
+    while (System.nanoTime() < deadline
+        && NodeStats.sample(servers, 0).calls().getOrDefault("pexpire", 0L) == first) {
+      Thread.sleep(50);
+    }
+    Thread.sleep(RENEWAL_PERIOD.toMillis() / 2);
+  }
+
+  /** Redisson's renewal period with its default watchdog timeout: a third of 30 s. */
+  static final Duration RENEWAL_PERIOD = Duration.ofSeconds(10);
+
+  private static NodeStats[] sampleAll(RedisServers servers, int nodes) {
+    NodeStats[] stats = new NodeStats[nodes];
+    for (int i = 0; i < nodes; i++) {
+      stats[i] = NodeStats.sample(servers, i);
+    }
+    return stats;
+  }
+
+  /** Deletes the keys under {@code prefix} on server {@code i}, in one script. */
+  private static void deleteKeys(RedisServers servers, int i, String prefix) {
+    servers.command(
+        i,
+        "EVAL",
+        "local n = 0 for _, k in ipairs(redis.call('keys', ARGV[1])) do"
+            + " redis.call('unlink', k) n = n + 1 end return n",
+        "0",
+        prefix.replace("*", "\\*").replace("?", "\\?").replace("[", "\\[") + "*");
+  }
+
+  private static void print(Run r) {
+    System.out.printf(
+        Locale.ROOT,
+        "%-26s held=%,7d client=%7.1f ms/s servers=%7.1f ms/s scripts/node=%8.1f/s"
+            + " commands/node=%9.0f/s extensions/node=%8.0f/s heap/lock=%6.0f B expired=%d"
+            + " lost=%d acquire=%.1f s%n",
+        r.impl(),
+        r.held(),
+        r.clientCpuMsPerSecond(),
+        r.serverCpuMsPerSecond(),
+        r.scriptsPerSecondPerNode(),
+        r.commandsPerSecondPerNode(),
+        r.extensionsPerSecondPerNode(),
+        r.heapBytesPerLock(),
+        r.expiredKeys(),
+        r.lost(),
+        r.acquireSeconds());
+  }
+
+  static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).trim();
+    } catch (IOException | RuntimeException e) {
+      return "unknown";
+    }
+  }
+}

@@ -1,0 +1,267 @@
+package io.redlock.internal;
+
+import io.redlock.spi.ExtendRequest;
+import io.redlock.spi.NodeClient;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The auto-extensions of one engine's leases, sent in batches: the leases whose extension
+ * falls due in the same slot of time go to each node as one {@link NodeClient#extendBatch}
+ * call, in chunks of at most {@link #MAX_BATCH}, instead of one request per lease and node.
+ * With many leases held, what the watchdog costs then grows with the number of slots and
+ * chunks, not with the number of leases times the nodes (docs/performance.md, "Many leases
+ * held at once").
+ *
+ * <p>Slots. A lease is due when less than its threshold ({@code autoExtendThreshold} of its
+ * ttl) is left. It waits in the slot that starts at or before that moment on a grid whose step
+ * is the largest power of two (in nanoseconds) not above a quarter of the threshold: it is
+ * extended at most a quarter of its threshold early, never late, and leases with the same ttl
+ * share slots whenever they fall due within one step. A batch extends each of its leases from
+ * the same instant, so leases once batched together stay together. A slot that would start
+ * sooner than one node timeout from now is not used: such a lease waits for its own due time
+ * (the rule that keeps the watchdog from extending back to back).
+ *
+ * <p>Each lease is still judged on its own: its votes are collected by a {@link Round} of its
+ * own, decided by the same quorum and validity rules as an extension sent alone ({@link
+ * ExtensionVerdict}), and told to the listeners, the metrics and the log as one lease's story.
+ * A node the restart guard holds back is not asked, and votes {@code HELD_BACK} for every
+ * lease of the batch.
+ *
+ * <p>A lease leaves its slot when it moves to another (a caller's extension) and when it ends
+ * (released or lost); the timer task is cancelled once no slot is left, so that nothing of a
+ * lease stays behind it.
+ *
+ * <p>Note on concurrency: the slots and the armed timer task change under this object's
+ * monitor, which is taken while a lease holds its own (a lease adds and removes itself from
+ * its monitor), never the other way round: leases are claimed and sent outside it. A lease
+ * found in a slot that falls due checks, under its own monitor, that it still waits there
+ * ({@link HeldLease#claimBatched}).
+ */
+final class ExtensionBatcher {
+  /** No slot: a lease that waits in none. */
+  static final long NO_SLOT = Long.MIN_VALUE;
+
+  /**
+   * The most leases one batch carries to a node: {@value}. A larger number of leases due in
+   * one slot goes in several batches, each sent on its own turn of the timer thread, so that
+   * node timeouts that fall due meanwhile are not held up.
+   */
+  static final int MAX_BATCH = 1000;
+
+  /** The finest grid step: about 1 ms ({@code 2^20} ns). */
+  private static final long MIN_STEP_NANOS = 1L << 20;
+
+  private final LockEngine engine;
+  private final TimeSource time;
+  private final TreeMap<Long, Set<HeldLease>> slots = new TreeMap<>();
+  private Tick armed;
+  private boolean closed;
+
+  ExtensionBatcher(LockEngine engine) {
+    this.engine = engine;
+    this.time = engine.time();
+  }
+
+  /**
+   * The slot for an extension due at {@code dueNanos} by a lease whose threshold is {@code
+   * thresholdNanos}: the start of the grid step of a quarter of the threshold that holds the
+   * due time, or the due time itself when that start is before {@code earliestNanos}.
+   */
+  static long slotFor(long dueNanos, long thresholdNanos, long earliestNanos) {
+    long step = Long.highestOneBit(Math.max(MIN_STEP_NANOS, thresholdNanos / 4));
+    long slot = Math.floorDiv(dueNanos, step) * step;
+    return slot - earliestNanos < 0 ? dueNanos : slot;
+  }
+
+  /**
+   * Puts {@code lease}, due at {@code dueNanos}, in its slot (see {@link #slotFor}), out of
+   * {@code currentSlot} if it waits in another; returns the slot. Called under the lease's
+   * monitor.
+   */
+  long add(
+      HeldLease lease, long currentSlot, long dueNanos, long thresholdNanos, long earliestNanos) {
+    long slot = slotFor(dueNanos, thresholdNanos, earliestNanos);
+    if (slot == currentSlot) {
+      return slot;
+    }
+    synchronized (this) {
+      removeLocked(lease, currentSlot);
+      if (closed) {
+        return NO_SLOT;
+      }
+      slots.computeIfAbsent(slot, s -> new LinkedHashSet<>()).add(lease);
+      armLocked();
+    }
+    return slot;
+  }
+
+  /**
+   * Takes {@code lease} out of {@code slot} (nothing when {@link #NO_SLOT}); called under the
+   * lease's monitor when it ends or waits for its own timer instead.
+   */
+  void remove(HeldLease lease, long slot) {
+    if (slot == NO_SLOT) {
+      return;
+    }
+    synchronized (this) {
+      removeLocked(lease, slot);
+    }
+  }
+
+  private void removeLocked(HeldLease lease, long slot) {
+    if (slot == NO_SLOT) {
+      return;
+    }
+    Set<HeldLease> waiting = slots.get(slot);
+    if (waiting != null && waiting.remove(lease) && waiting.isEmpty()) {
+      slots.remove(slot);
+      if (slots.isEmpty() && armed != null) {
+        armed.cancelled = true;
+        armed.task.cancel();
+        armed = null;
+      }
+    }
+  }
+
+  /** Drops every waiting lease and the timer task: the engine closes (its leases are released). */
+  synchronized void close() {
+    closed = true;
+    slots.clear();
+    if (armed != null) {
+      armed.cancelled = true;
+      armed.task.cancel();
+      armed = null;
+    }
+  }
+
+  /** Arms one timer task for the earliest slot, unless one is armed for it or sooner. */
+  private void armLocked() {
+    if (slots.isEmpty()) {
+      return;
+    }
+    long first = slots.firstKey();
+    if (armed != null) {
+      if (armed.slot - first <= 0) {
+        return;
+      }
+      armed.cancelled = true;
+      armed.task.cancel();
+    }
+    Tick tick = new Tick(first);
+    armed = tick;
+    tick.task = time.schedule(tick, first - time.nanoTime());
+  }
+
+  /** The timer task of one arming: sends the slots that are due, then arms for the next. */
+  private final class Tick implements Runnable {
+    final long slot;
+    TimeSource.Cancellable task;
+    boolean cancelled; // under the batcher's monitor: a cancel that came too late to stop it
+
+    Tick(long slot) {
+      this.slot = slot;
+    }
+
+    @Override
+    public void run() {
+      List<Long> dueSlots = new ArrayList<>();
+      List<Set<HeldLease>> due = new ArrayList<>();
+      synchronized (ExtensionBatcher.this) {
+        if (cancelled) {
+          return;
+        }
+        armed = null;
+        long now = time.nanoTime();
+        while (!slots.isEmpty() && slots.firstKey() - now <= 0) {
+          var first = slots.pollFirstEntry();
+          dueSlots.add(first.getKey());
+          due.add(first.getValue());
+        }
+        armLocked();
+      }
+      // Chunks of at most MAX_BATCH entries, the first sent now, each other one on a turn of
+      // the timer thread of its own (stale entries make a chunk smaller, never larger).
+      List<long[]> chunkSlots = new ArrayList<>();
+      List<List<HeldLease>> chunks = new ArrayList<>();
+      List<HeldLease> chunk = new ArrayList<>();
+      long[] chunkSlot = new long[MAX_BATCH];
+      for (int s = 0; s < due.size(); s++) {
+        for (HeldLease lease : due.get(s)) {
+          chunkSlot[chunk.size()] = dueSlots.get(s);
+          chunk.add(lease);
+          if (chunk.size() == MAX_BATCH) {
+            chunks.add(chunk);
+            chunkSlots.add(chunkSlot);
+            chunk = new ArrayList<>();
+            chunkSlot = new long[MAX_BATCH];
+          }
+        }
+      }
+      if (!chunk.isEmpty()) {
+        chunks.add(chunk);
+        chunkSlots.add(chunkSlot);
+      }
+      for (int c = 0; c < chunks.size(); c++) {
+        List<HeldLease> leases = chunks.get(c);
+        long[] leaseSlots = chunkSlots.get(c);
+        if (c == 0) {
+          send(leases, leaseSlots);
+        } else {
+          time.schedule(() -> send(leases, leaseSlots), 0);
+        }
+      }
+    }
+  }
+
+  /**
+   * Claims the leases of one chunk ({@code slotOf[i]} is the slot lease {@code i} was found
+   * in), sends their extensions to every node that counts in one call each, and collects the
+   * votes of all of them in one {@link BatchRound}.
+   */
+  private void send(List<HeldLease> candidates, long[] slotOf) {
+    long start = time.nanoTime();
+    List<HeldLease> leases = new ArrayList<>(candidates.size());
+    List<ExtendRequest> requests = new ArrayList<>(candidates.size());
+    for (int i = 0; i < candidates.size(); i++) {
+      HeldLease lease = candidates.get(i);
+      long ttl = lease.claimBatched(slotOf[i], start);
+      if (ttl > 0) {
+        leases.add(lease);
+        requests.add(lease.extendRequest(ttl));
+      }
+    }
+    if (leases.isEmpty()) {
+      return;
+    }
+    List<NodeClient> nodes = engine.nodes();
+    RestartGuard guard = engine.guard();
+    BatchRound.start(
+        nodes,
+        engine.quorum(),
+        time,
+        engine.nodeTimeoutNanos(),
+        leases.toArray(new HeldLease[0]),
+        engine.events().on(),
+        index -> sendTo(index, nodes.get(index), guard, requests));
+  }
+
+  /**
+   * Node {@code index}'s answers to {@code requests}, or, for a node the restart guard holds
+   * back, its reason as the failure of all of them.
+   */
+  private static CompletionStage<List<Boolean>> sendTo(
+      int index, NodeClient node, RestartGuard guard, List<ExtendRequest> requests) {
+    if (guard.counts(index)) {
+      return node.extendBatch(requests);
+    }
+    String why = guard.whyHeldBack(index);
+    guard.probeIfUnknown(index);
+    return CompletableFuture.failedFuture(new HeldBack(why));
+  }
+}
