@@ -267,6 +267,32 @@ class ExtensionBatchTest {
   }
 
   @Test
+  void aReleaseAfterADelaySendsItsShorterExpiryOnlyOnceTheExtensionInFlightIsDecided() {
+    SimCluster c = cluster(3);
+    Lease lease = holdAutoExtended(c, "r", 1).get(0);
+    for (SimulatedNode node : c.nodes) {
+      node.latency(Duration.ofMillis(10));
+    }
+    c.time.advance(DUE); // the batch goes out, answered 10 ms from now
+    assertThat(c.node(0).batchRequests()).isEqualTo(1);
+    int extensions = c.node(0).extendRequests();
+
+    // Waits for a majority no longer than its bound (the simulated clock stands still), then
+    // returns; the expiry must not go out before the batch is decided: on a real transport
+    // the batch may not have been handed to every connection yet, and landing after the
+    // expiry it would give the keys the full ttl again.
+    lease.releaseAfter(Duration.ofSeconds(1));
+    assertThat(c.node(0).extendRequests()).as("no expiry yet").isEqualTo(extensions);
+
+    c.time.advance(Duration.ofMillis(30)); // the batch is answered, then the expiry lands
+    for (SimulatedNode node : c.nodes) {
+      assertThat(node.extendRequests()).isEqualTo(extensions + 1);
+      assertThat(node.pttl("r")).isBetween(900L, 1_000L);
+    }
+    assertThat(lease.state()).isEqualTo(Lease.State.RELEASED);
+  }
+
+  @Test
   void aTransportWithoutBatchesExtendsEachLeaseWithARequestOfItsOwn() {
     FakeTime time = new FakeTime();
     List<SimulatedNode> nodes = new ArrayList<>();

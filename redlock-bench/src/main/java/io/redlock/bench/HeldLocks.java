@@ -25,8 +25,11 @@ import org.redisson.config.Config;
  * Lease}, an {@link RLock}): it is part of the heap a held lock costs.
  */
 interface HeldLocks extends AutoCloseable {
-  /** Locks acquired at once while taking many: enough to keep every node busy. */
-  int IN_FLIGHT = 256;
+  /**
+   * Locks acquired at once while taking many: enough to keep every node busy, few enough to
+   * leave the watchdog of the locks already held room on two cores.
+   */
+  int IN_FLIGHT = 64;
 
   /** The name, as in {@code --impls}. */
   String name();

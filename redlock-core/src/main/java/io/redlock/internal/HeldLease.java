@@ -571,6 +571,7 @@ final class HeldLease implements Lease, BatchRound.Member {
    */
   private CompletableFuture<Void> releaseInternal(boolean majorityEnough, long keepMillis) {
     isValid(); // a lease past its deadline is lost, and its listeners told, before it goes
+    CompletableFuture<Boolean> inFlight;
     synchronized (this) {
       if (released != null) {
         return majorityEnough ? releasedByMajority : released;
@@ -585,6 +586,13 @@ final class HeldLease implements Lease, BatchRound.Member {
       leaveBatchLocked();
       listeners.clear();
       released = new CompletableFuture<>();
+      // A shorter expiry must reach each node after an extension in flight (a batch's may not
+      // be written yet), or that extension would set the full ttl again after it. A delete
+      // needs no wait: no extension re-creates a key.
+      inFlight =
+          keepMillis > 0 && lastExtension != null && !lastExtension.isDone()
+              ? lastExtension
+              : null;
     }
     engine.forget(this);
     CompletableFuture<Void> done = released;
@@ -592,10 +600,19 @@ final class HeldLease implements Lease, BatchRound.Member {
       long start = time.nanoTime();
       done.thenRun(() -> engine.events().released(this, time.nanoTime() - start));
     }
-    (keepMillis > 0
-            ? engine.expireEverywhere(resources, keys, token, keepMillis, releasedByMajority)
-            : engine.releaseEverywhere(resources, keys, token, releasedByMajority))
-        .whenComplete((ok, error) -> done.complete(null));
+    Runnable send =
+        () ->
+            (keepMillis > 0
+                    ? engine.expireEverywhere(
+                        resources, keys, token, keepMillis, releasedByMajority)
+                    : engine.releaseEverywhere(resources, keys, token, releasedByMajority))
+                .whenComplete((ok, error) -> done.complete(null));
+    if (inFlight == null) {
+      send.run();
+    } else {
+      // decided once every node's request of it was handed to the transport: ours go after
+      inFlight.whenComplete((extended, error) -> engine.dispatch(send));
+    }
     return majorityEnough ? releasedByMajority : done;
   }
 

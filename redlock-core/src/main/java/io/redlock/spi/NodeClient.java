@@ -1,6 +1,9 @@
 package io.redlock.spi;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -18,7 +21,7 @@ import java.util.concurrent.CompletionStage;
  * the node timeout passes before {@link #lock}, {@link #unlock}, {@link #extend}, {@link
  * #extendBatch} or {@link #fence} was answered,
  * the algorithm cancels the future the transport returned, if it is a
- * {@link java.util.concurrent.CompletableFuture} (not the one of {@link #lockFenced}, which it
+ * {@link CompletableFuture} (not the one of {@link #lockFenced}, which it
  * does not count directly). A transport may then leave a {@link #lock} request unsent, if it
  * has not sent it yet; it must still send every other request.
  *
@@ -103,27 +106,48 @@ public interface NodeClient extends AutoCloseable {
    * @since 0.1.0
    */
   default CompletionStage<List<Boolean>> extendBatch(List<ExtendRequest> requests) {
-    java.util.concurrent.CompletableFuture<?>[] replies =
-        new java.util.concurrent.CompletableFuture<?>[requests.size()];
+    CompletableFuture<?>[] replies =
+        new CompletableFuture<?>[requests.size()];
     for (int i = 0; i < replies.length; i++) {
       ExtendRequest request = requests.get(i);
       try {
         replies[i] =
             extend(request.keys(), request.token(), request.ttlMillis()).toCompletableFuture();
       } catch (RuntimeException e) {
-        replies[i] = java.util.concurrent.CompletableFuture.failedFuture(e);
+        replies[i] = CompletableFuture.failedFuture(e);
       }
     }
-    return java.util.concurrent.CompletableFuture.allOf(replies)
-        .thenApply(
-            done -> {
-              List<Boolean> answers = new java.util.ArrayList<>(replies.length);
-              for (java.util.concurrent.CompletableFuture<?> reply : replies) {
-                answers.add((Boolean) reply.join());
+    // Cancelled when the node timeout passed: each extension hears it, as when sent alone.
+    CompletableFuture<List<Boolean>> answers =
+        new CompletableFuture<>() {
+          @Override
+          public boolean cancel(boolean mayInterruptIfRunning) {
+            for (CompletableFuture<?> reply : replies) {
+              reply.cancel(false);
+            }
+            return super.cancel(mayInterruptIfRunning);
+          }
+        };
+    CompletableFuture.allOf(replies)
+        .whenComplete(
+            (done, error) -> {
+              if (error != null) {
+                answers.completeExceptionally(
+                    error instanceof CompletionException
+                            && error.getCause() != null
+                        ? error.getCause()
+                        : error);
+                return;
               }
-              return answers;
+              List<Boolean> list = new ArrayList<>(replies.length);
+              for (CompletableFuture<?> reply : replies) {
+                list.add((Boolean) reply.join());
+              }
+              answers.complete(list);
             });
+    return answers;
   }
+
 
   /**
    * Deletes each key that holds {@code token}, and no other. {@code true} when every key was
@@ -142,7 +166,7 @@ public interface NodeClient extends AutoCloseable {
    */
   default CompletionStage<Long> lockFenced(
       List<String> keys, List<String> counters, String token, long ttlMillis) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot fence"));
   }
 
@@ -173,7 +197,7 @@ public interface NodeClient extends AutoCloseable {
    */
   default CompletionStage<Boolean> fence(
       List<String> keys, List<String> counters, String token, long fencingToken) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot fence"));
   }
 
@@ -183,7 +207,7 @@ public interface NodeClient extends AutoCloseable {
    * cannot protect this node, which is logged once.
    */
   default CompletionStage<NodeInfo> info() {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot read INFO"));
   }
 
@@ -212,7 +236,7 @@ public interface NodeClient extends AutoCloseable {
    */
   default CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot write a record"));
   }
 
@@ -225,7 +249,7 @@ public interface NodeClient extends AutoCloseable {
    * @since 0.1.0
    */
   default CompletionStage<MaxTtlRegister> readMaxTtl(String key) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot read the register"));
   }
 
@@ -238,7 +262,7 @@ public interface NodeClient extends AutoCloseable {
    * @since 0.1.0
    */
   default CompletionStage<java.util.Map<String, Long>> readCounters(String counterPrefix) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot read counters"));
   }
 
@@ -257,7 +281,7 @@ public interface NodeClient extends AutoCloseable {
       String record,
       String runId,
       java.util.Map<String, Long> counters) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot re-admit"));
   }
 
@@ -271,7 +295,7 @@ public interface NodeClient extends AutoCloseable {
    *     {@code "3 keys, e.g. orders:42"}); fails when the node refused the check
    */
   default CompletionStage<String> findLockKeys(String markerKey, String keyPrefix) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot look for keys"));
   }
 
@@ -289,7 +313,7 @@ public interface NodeClient extends AutoCloseable {
    */
   default CompletionStage<String> writeMarker(
       String markerKey, String markerValue, String keyPrefix, boolean force) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport cannot write a marker"));
   }
 
@@ -305,7 +329,7 @@ public interface NodeClient extends AutoCloseable {
    */
   default CompletionStage<MaxTtlRegister> raiseMaxTtl(
       String key, long maxTtlMillis, long holdMillis) {
-    return java.util.concurrent.CompletableFuture.failedFuture(
+    return CompletableFuture.failedFuture(
         new UnsupportedOperationException(name() + ": this transport has no max-ttl register"));
   }
 
@@ -319,7 +343,7 @@ public interface NodeClient extends AutoCloseable {
    * check answers an empty list.
    */
   default CompletionStage<List<String>> refusedCommands(String checkKey) {
-    return java.util.concurrent.CompletableFuture.completedFuture(List.of());
+    return CompletableFuture.completedFuture(List.of());
   }
 
   /**

@@ -163,7 +163,8 @@ record Script(String name, String source, String sha1) {
    * Many single-key leases extended at once (see {@link BatchedExtensions}): for each i, sets
    * the ttl of KEYS[i] to ARGV[1] ms only if it holds ARGV[i + 1], the token of that lease
    * alone. Answers one character per key, in order: {@code 1} extended, {@code 0} missing or
-   * held by another value (and then left as it is). Never creates a key.
+   * held by another value or by a value of another type (and then left as it is: one key that
+   * became a hash fails its own lease's vote, not the batch's). Never creates a key.
    */
   static final Script EXTEND_BATCH =
       of(
@@ -172,7 +173,7 @@ record Script(String name, String source, String sha1) {
       local ttl = ARGV[1]
       local answers = {}
       for i = 1, #KEYS do
-        if redis.call('get', KEYS[i]) == ARGV[i + 1] then
+        if redis.pcall('get', KEYS[i]) == ARGV[i + 1] then
           redis.call('pexpire', KEYS[i], ttl)
           answers[i] = '1'
         else

@@ -187,6 +187,34 @@ class BatchedExtensionIT {
   }
 
   @Test
+  void aKeyThatBecameAHashFailsOnlyItsOwnLeasesVoteOnThatNode() throws Exception {
+    List<Lease> leases = hold(20);
+    Lease changed = leases.get(3);
+    String key = changed.resources().get(0);
+    servers.command(0, "DEL", key);
+    servers.command(0, "HSET", key, "field", "value"); // WRONGTYPE for GET there
+    long pexpires = calls(0, "pexpire");
+
+    // The batch script must not fail on node 0 for every lease: the others are still
+    // extended there, batch after batch.
+    Timing.await(
+        "node 0 to extend the other 19 leases twice",
+        Duration.ofSeconds(15),
+        () -> calls(0, "pexpire") - pexpires >= 2 * 19);
+
+    assertThat(servers.command(0, "HGET", key, "field")).isEqualTo("value");
+    assertThat((Long) servers.command(0, "PTTL", key)).as("the hash left as it is").isEqualTo(-1L);
+    assertThat(changed.isValid()).as("held on the four other nodes").isTrue();
+    for (Lease lease : leases) {
+      if (lease != changed) {
+        assertThat(servers.holding(lease.resources().get(0), lease.token())).isEqualTo(5);
+      }
+    }
+    assertThat(lostEvents).isEmpty();
+    servers.command(0, "DEL", key);
+  }
+
+  @Test
   void aNodeWhoseScriptCacheWasEmptiedIsExtendedAgain() throws Exception {
     List<Lease> leases = hold(50);
     Timing.await(
