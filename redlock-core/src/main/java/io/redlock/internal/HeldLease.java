@@ -590,9 +590,7 @@ final class HeldLease implements Lease, BatchRound.Member {
       // be written yet), or that extension would set the full ttl again after it. A delete
       // needs no wait: no extension re-creates a key.
       inFlight =
-          keepMillis > 0 && lastExtension != null && !lastExtension.isDone()
-              ? lastExtension
-              : null;
+          keepMillis > 0 && lastExtension != null && !lastExtension.isDone() ? lastExtension : null;
     }
     engine.forget(this);
     CompletableFuture<Void> done = released;

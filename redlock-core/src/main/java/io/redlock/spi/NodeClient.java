@@ -106,8 +106,7 @@ public interface NodeClient extends AutoCloseable {
    * @since 0.1.0
    */
   default CompletionStage<List<Boolean>> extendBatch(List<ExtendRequest> requests) {
-    CompletableFuture<?>[] replies =
-        new CompletableFuture<?>[requests.size()];
+    CompletableFuture<?>[] replies = new CompletableFuture<?>[requests.size()];
     for (int i = 0; i < replies.length; i++) {
       ExtendRequest request = requests.get(i);
       try {
@@ -133,8 +132,7 @@ public interface NodeClient extends AutoCloseable {
             (done, error) -> {
               if (error != null) {
                 answers.completeExceptionally(
-                    error instanceof CompletionException
-                            && error.getCause() != null
+                    error instanceof CompletionException && error.getCause() != null
                         ? error.getCause()
                         : error);
                 return;
@@ -147,7 +145,6 @@ public interface NodeClient extends AutoCloseable {
             });
     return answers;
   }
-
 
   /**
    * Deletes each key that holds {@code token}, and no other. {@code true} when every key was
