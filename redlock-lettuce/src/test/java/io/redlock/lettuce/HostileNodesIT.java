@@ -295,15 +295,9 @@ class HostileNodesIT {
           if (taken.isEmpty()) {
             return taken;
           }
-          Lease lease = taken.get();
-          // a granted SET may land after the decision: allow it a moment
-          long until = System.nanoTime() + Timing.scaled(Duration.ofMillis(500)).toNanos();
-          while (servers.holding(resource, lease.token()) < servers.size()) {
-            if (System.nanoTime() - until > 0) {
-              lease.release();
-              return Optional.empty();
-            }
-            Thread.sleep(5);
+          if (!servers.awaitHeldByEvery(resource, taken.get().token(), Duration.ofMillis(500))) {
+            taken.get().release();
+            return Optional.empty();
           }
           return taken;
         });

@@ -430,6 +430,27 @@ public final class RedisServers implements AutoCloseable {
     return countValues(key, value::equals);
   }
 
+  /**
+   * Waits until every server holds {@code value} under {@code key}, for at most {@code atMost}
+   * ({@link Timing#scaled scaled}); whether they all did. A lease is granted by a majority, and
+   * its {@code SET} on a server may land after the decision, or never: a vote that timed out
+   * before its request was written leaves that server without the key (as on a loaded
+   * machine). A test that needs a lease on every server takes it again when this is false.
+   *
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  public boolean awaitHeldByEvery(String key, String value, Duration atMost)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Timing.scaled(atMost).toNanos();
+    while (holding(key, value) < size()) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      Thread.sleep(5);
+    }
+    return true;
+  }
+
   private int countValues(String key, java.util.function.Predicate<Object> which) {
     int count = 0;
     for (int i = 0; i < size(); i++) {
