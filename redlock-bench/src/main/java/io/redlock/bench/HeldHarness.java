@@ -147,8 +147,8 @@ public final class HeldHarness {
     String redisVersion;
     try (RedisServers servers = RedisServers.start(5)) {
       redisVersion =
-          LoadHarness.Machine.field(
-              String.valueOf(servers.command(0, "INFO", "server")), "redis_version");
+          io.redlock.spi.NodeInfo.serverVersion(
+              String.valueOf(servers.command(0, "INFO", "server")));
       for (int r = 0; r < o.rounds; r++) {
         for (int held : o.held) {
           List<String> order = new ArrayList<>(o.impls);
