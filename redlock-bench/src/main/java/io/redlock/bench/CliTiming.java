@@ -58,7 +58,7 @@ final class CliTiming {
       }
       List<String> addresses = new ArrayList<>();
       for (int i = 0; i < servers.size(); i++) {
-        addresses.add("redis://" + servers.address(i));
+        addresses.add(servers.address(i));
       }
       Map<String, String> env = new HashMap<>();
       env.put("REDLOCK_NODES", String.join(",", addresses));
