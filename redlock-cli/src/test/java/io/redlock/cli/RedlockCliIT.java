@@ -294,7 +294,11 @@ class RedlockCliIT {
     redis.command(2, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
     try {
       StringWriter evicting = new StringWriter();
-      assertThat(run(evicting, "doctor", "--nodes", nodes)).isEqualTo(ExitCodes.VIOLATION);
+      // the output goes with a failure: once in five Valkey runs this found no problem, cause
+      // not known yet
+      assertThat(run(evicting, "doctor", "--nodes", nodes))
+          .as("doctor's exit code; its output:%n%s", evicting)
+          .isEqualTo(ExitCodes.VIOLATION);
       assertThat(evicting.toString())
           .contains("PROBLEM " + redis.address(2) + " eviction")
           .contains("allkeys-lru")
