@@ -306,6 +306,8 @@ class ExtensionBatchTest {
       plain.add(new Unbatched(node));
       uris.add(node.name());
     }
+    // A transport with only the required operations has no INFO for the restart guard to
+    // read: the guard cannot run over it (the batching under test does not depend on it).
     RedlockConfig config =
         RedlockConfig.builder().nodes(uris).retryCount(0).restartGuard(false).build();
     Redlock redlock = Redlock.over(config, plain, time, new Random(42), Runnable::run);
