@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.redlock.NodeOutcome.Vote;
 import io.redlock.fake.FakeTime;
 import io.redlock.fake.SimulatedNode;
+import io.redlock.spi.ExtendRequest;
 import io.redlock.spi.NodeClient;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -161,10 +162,29 @@ class ExtensionBatchTest {
       c.time.advance(Duration.ofMillis(1)); // up to the batch
     }
     assertThat(leases).allMatch(lease -> lease.remaining().compareTo(Duration.ofSeconds(9)) > 0);
-    assertThat(fromPaused).as("not settled before the node timeout").isEmpty();
+    assertThat(fromPaused).as("not settled before the batch's wait").isEmpty();
 
-    c.time.advance(c.redlock.config().nodeTimeout());
+    c.time.advance(c.redlock.config().nodeTimeout().multipliedBy(10)); // ten node timeouts
     assertThat(fromPaused).hasSize(10).containsOnly(Vote.TIMEOUT);
+  }
+
+  @Test
+  void aBatchWaitsForABusyNodeLongerThanOneRequestDoesAndNeedsNoRetry() {
+    SimCluster c = cluster(3);
+    List<Lease> leases = holdAutoExtended(c, "r", 10);
+    Duration busy = c.redlock.config().nodeTimeout().multipliedBy(4); // a server with a backlog
+    for (SimulatedNode node : c.nodes) {
+      node.latency(busy);
+    }
+
+    c.time.advance(DUE.plus(busy));
+
+    for (Lease lease : leases) {
+      assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(9));
+    }
+    for (SimulatedNode node : c.nodes) {
+      assertThat(node.batchRequests()).as("extended once, not cut off and sent again").isEqualTo(1);
+    }
   }
 
   @Test
@@ -173,17 +193,22 @@ class ExtensionBatchTest {
     List<Lease> leases = holdAutoExtended(c, "r", 10);
     c.node(1).pause();
     c.node(2).pause();
-    c.time.advance(DUE.plus(c.redlock.config().nodeTimeout()));
+    c.time.advance(DUE.plus(c.redlock.config().nodeTimeout().multipliedBy(10))); // cut off
     for (Lease lease : leases) {
       assertThat(lease.isValid()).as("kept until the old deadline").isTrue();
       assertThat(lease.remaining()).isLessThan(Duration.ofSeconds(6));
     }
     c.node(1).resume();
     c.node(2).resume();
-    c.time.advance(Duration.ofMillis(500)); // the retries, every two node timeouts
+    c.time.advance(Duration.ofMillis(500)); // a retry comes two node timeouts after a cut-off
     for (Lease lease : leases) {
-      assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(9));
+      // Extended by the retry in flight when the nodes resumed: sent at most ten node timeouts
+      // (a batch's longest wait) before that.
+      assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(8));
     }
+    // The retries went in batches too: no extension of a lease on its own.
+    assertThat(c.node(0).batchRequests()).isGreaterThanOrEqualTo(2);
+    assertThat(c.node(0).extendRequests()).isEqualTo(c.node(0).batchedExtensions());
   }
 
   @Test
@@ -325,8 +350,39 @@ class ExtensionBatchTest {
     assertThat(leases).allMatch(lease -> lease.remaining().compareTo(Duration.ofSeconds(9)) > 0);
   }
 
+  @Test
+  void aTransportThatAnswersABatchWithNothingCostsThatNodesVotesOnly() {
+    FakeTime time = new FakeTime();
+    List<NodeClient> clients = new ArrayList<>();
+    List<String> uris = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      SimulatedNode node = new SimulatedNode("sim://node" + i, time);
+      clients.add(
+          i > 0
+              ? node
+              : new Unbatched(node) {
+                @Override
+                public CompletionStage<List<Boolean>> extendBatch(List<ExtendRequest> requests) {
+                  return null; // a broken transport
+                }
+              });
+      uris.add(node.name());
+    }
+    RedlockConfig config =
+        RedlockConfig.builder().nodes(uris).retryCount(0).restartGuard(false).build();
+    Redlock redlock = Redlock.over(config, clients, time, new Random(42), Runnable::run);
+    List<Lease> leases = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      leases.add(redlock.acquireAsync("r" + i, TTL).join().autoExtend());
+    }
+
+    time.advance(DUE);
+
+    assertThat(leases).allMatch(lease -> lease.remaining().compareTo(Duration.ofSeconds(9)) > 0);
+  }
+
   /** A transport that offers only the operations every transport has: no {@code extendBatch}. */
-  private static final class Unbatched implements NodeClient {
+  private static class Unbatched implements NodeClient {
     private final SimulatedNode node;
 
     Unbatched(SimulatedNode node) {

@@ -102,6 +102,10 @@ final class BatchRound {
       CompletionStage<List<Boolean>> reply;
       try {
         reply = send.apply(i);
+        if (reply == null) {
+          throw new IllegalStateException(
+              nodes.get(i).name() + ": the transport answered no future for a batch");
+        }
       } catch (RuntimeException e) {
         reply = CompletableFuture.failedFuture(e);
       }

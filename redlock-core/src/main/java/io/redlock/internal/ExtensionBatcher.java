@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The auto-extensions of one engine's leases, sent in batches: the leases whose extension
@@ -30,6 +32,9 @@ import java.util.concurrent.CompletionStage;
  * <p>Each lease is still judged on its own: its votes are collected by a {@link Round} of its
  * own, decided by the same quorum and validity rules as an extension sent alone ({@link
  * ExtensionVerdict}), and told to the listeners, the metrics and the log as one lease's story.
+ * A batch waits for its nodes longer than one request does ({@link #waitNanos}): nobody waits
+ * on it, and a busy server answers a thousand keys late rather than not at all. A lease whose
+ * extension too few nodes confirmed tries again in a batch too, with the others of its batch.
  * A node the restart guard holds back is not asked, and votes {@code HELD_BACK} for every
  * lease of the batch.
  *
@@ -44,6 +49,8 @@ import java.util.concurrent.CompletionStage;
  * ({@link HeldLease#claimBatched}).
  */
 final class ExtensionBatcher {
+  private static final Logger log = LoggerFactory.getLogger(ExtensionBatcher.class);
+
   /** No slot: a lease that waits in none. */
   static final long NO_SLOT = Long.MIN_VALUE;
 
@@ -53,6 +60,9 @@ final class ExtensionBatcher {
    * node timeouts that fall due meanwhile are not held up.
    */
   static final int MAX_BATCH = 1000;
+
+  /** The longest a batch waits for its nodes, in node timeouts: {@value} (see {@link #waitNanos}). */
+  static final int MAX_WAIT_TIMEOUTS = 10;
 
   /** The finest grid step: about 1 ms ({@code 2^20} ns). */
   private static final long MIN_STEP_NANOS = 1L << 20;
@@ -228,27 +238,55 @@ final class ExtensionBatcher {
     long start = time.nanoTime();
     List<HeldLease> leases = new ArrayList<>(candidates.size());
     List<ExtendRequest> requests = new ArrayList<>(candidates.size());
-    for (int i = 0; i < candidates.size(); i++) {
-      HeldLease lease = candidates.get(i);
-      long ttl = lease.claimBatched(slotOf[i], start);
-      if (ttl > 0) {
-        leases.add(lease);
-        requests.add(lease.extendRequest(ttl));
+    try {
+      long room = Long.MAX_VALUE;
+      for (int i = 0; i < candidates.size(); i++) {
+        HeldLease lease = candidates.get(i);
+        long ttl = lease.claimBatched(slotOf[i], start);
+        if (ttl > 0) {
+          leases.add(lease);
+          room = Math.min(room, lease.deadlineNanos() - start);
+          requests.add(lease.extendRequest(ttl));
+        }
       }
+      if (leases.isEmpty()) {
+        return;
+      }
+      List<NodeClient> nodes = engine.nodes();
+      RestartGuard guard = engine.guard();
+      BatchRound.start(
+          nodes,
+          engine.quorum(),
+          time,
+          waitNanos(engine.nodeTimeoutNanos(), room),
+          leases.toArray(new HeldLease[0]),
+          engine.events().on(),
+          index -> sendTo(index, nodes.get(index), guard, requests));
+    } catch (RuntimeException | Error e) {
+      // Nothing of the batch was decided (answers are heard only once it is out): each lease
+      // it claimed fails this extension and tries again, rather than wait for it for ever.
+      for (HeldLease lease : leases) {
+        lease.abandoned(e);
+      }
+      if (e instanceof Error error) {
+        throw error;
+      }
+      log.warn("auto-extension batch of {} leases not sent; each tries again", leases.size(), e);
     }
-    if (leases.isEmpty()) {
-      return;
-    }
-    List<NodeClient> nodes = engine.nodes();
-    RestartGuard guard = engine.guard();
-    BatchRound.start(
-        nodes,
-        engine.quorum(),
-        time,
-        engine.nodeTimeoutNanos(),
-        leases.toArray(new HeldLease[0]),
-        engine.events().on(),
-        index -> sendTo(index, nodes.get(index), guard, requests));
+  }
+
+  /**
+   * How long a batch waits for its nodes: half the time its earliest lease has left ({@code
+   * roomNanos}), at least one node timeout and at most {@value #MAX_WAIT_TIMEOUTS}. A batch runs
+   * in the background, with nobody waiting on it; a thousand keys behind other batches on a busy
+   * server take longer than one command, and an answer cut off early is only sent again (the
+   * server made that extension). Half the room leaves the other half for a retry before the
+   * deadline; the cap keeps what a stalled node holds in flight small, and the quorum decides
+   * each lease as soon as it is reached either way.
+   */
+  static long waitNanos(long nodeTimeoutNanos, long roomNanos) {
+    return Math.max(
+        nodeTimeoutNanos, Math.min(roomNanos / 2, MAX_WAIT_TIMEOUTS * nodeTimeoutNanos));
   }
 
   /**

@@ -289,6 +289,9 @@ final class HeldLease implements Lease, BatchRound.Member {
       ttl = batchedTtl;
       batched = null;
     }
+    if (next == null) {
+      return; // abandoned: its batch was not sent
+    }
     Boolean extended = null;
     Throwable error = null;
     try {
@@ -305,6 +308,28 @@ final class HeldLease implements Lease, BatchRound.Member {
       next.complete(extended);
     }
     afterAutoExtension(extended, error);
+  }
+
+  /**
+   * The batch that claimed this lease could not be sent ({@code error}): the extension failed
+   * as one sent alone would, and is tried again while the deadline holds.
+   */
+  void abandoned(Throwable error) {
+    CompletableFuture<Boolean> next;
+    synchronized (this) {
+      next = batched;
+      batched = null;
+    }
+    if (next == null) {
+      return; // claimed, but not for the batch (or decided already)
+    }
+    next.completeExceptionally(error);
+    afterAutoExtension(null, error);
+  }
+
+  /** The deadline, for the batch that claims this lease: how long its nodes may take. */
+  long deadlineNanos() {
+    return deadline;
   }
 
   /** Every node of the batch answered or timed out: its votes, to the listeners. */
@@ -511,8 +536,21 @@ final class HeldLease implements Lease, BatchRound.Member {
       if (Boolean.TRUE.equals(ok)) {
         scheduleWatchLocked();
       } else {
-        // Too few nodes answered: try again soon, while the old deadline still holds.
-        scheduleWatchInLocked(2 * engine.nodeTimeoutNanos());
+        // Too few nodes answered: try again soon, while the old deadline still holds; in a
+        // batch, with the other leases that were not confirmed either (a batch that timed out
+        // leaves many), on a fine grid of their own: a retry waits for no slot.
+        long now = time.nanoTime();
+        long retry = now + 2 * engine.nodeTimeoutNanos();
+        if (autoExtend && retry - deadline < 0) {
+          if (watch != null) {
+            watch.cancel();
+            watch = null;
+          }
+          batchSlot =
+              engine.batcher().add(this, batchSlot, retry, 0, now + engine.nodeTimeoutNanos());
+        } else {
+          scheduleWatchInLocked(2 * engine.nodeTimeoutNanos());
+        }
       }
     }
   }

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The slot rule of the batched auto-extension, {@link ExtensionBatcher#slotFor}. */
+/**
+ * The rules of the batched auto-extension: slots ({@link ExtensionBatcher#slotFor}) and how long a
+ * batch waits for its nodes ({@link ExtensionBatcher#waitNanos}).
+ */
 class ExtensionBatcherTest {
 
   @Test
@@ -41,5 +44,15 @@ class ExtensionBatcherTest {
     long due = 3 * step + step / 2;
     assertThat(ExtensionBatcher.slotFor(due, threshold, 3 * step + 1)).isEqualTo(due);
     assertThat(ExtensionBatcher.slotFor(due, threshold, 3 * step)).isEqualTo(3 * step);
+  }
+
+  @Test
+  void aBatchWaitsHalfWhatItsEarliestLeaseHasLeftAtLeastOneNodeTimeoutAtMostTen() {
+    long timeout = 50_000_000L;
+    assertThat(ExtensionBatcher.waitNanos(timeout, 1_000_000_000L)).isEqualTo(500_000_000L);
+    assertThat(ExtensionBatcher.waitNanos(timeout, 300_000_000L)).isEqualTo(150_000_000L);
+    assertThat(ExtensionBatcher.waitNanos(timeout, 60_000_000L)).isEqualTo(timeout);
+    assertThat(ExtensionBatcher.waitNanos(timeout, -5L)).isEqualTo(timeout);
+    assertThat(ExtensionBatcher.waitNanos(timeout, 30_000_000_000L)).isEqualTo(10 * timeout);
   }
 }
