@@ -232,7 +232,8 @@ final class DoctorCommand implements Callable<Integer> {
                 f.node(),
                 Severity.WARN,
                 "eviction",
-                "maxmemory not readable (CONFIG GET refused): eviction not checked"));
+                "maxmemory not read (INFO memory and CONFIG GET refused or not answered): eviction"
+                    + " not checked"));
       } else if (f.maxmemory() > 0
           && !f.maxmemoryPolicy().toLowerCase(Locale.ROOT).equals("noeviction")) {
         findings.add(
@@ -454,8 +455,12 @@ final class DoctorCommand implements Callable<Integer> {
         }
       }
       NodeInfo.Persistence persistence = info == null ? null : info.persistence();
+      // The guard's read leaves the memory unknown when its INFO memory fails (it is optional
+      // there); doctor asks again on its own connection rather than leave eviction unchecked.
       NodeInfo.Memory memory =
-          info != null ? info.memory() : identity != null ? memoryFromConfig(redis) : null;
+          info != null && info.memory() != null
+              ? info.memory()
+              : identity != null ? memoryOf(redis) : null;
       Long offset = null;
       Double excess = null;
       Double uncertainty = null;
@@ -549,10 +554,20 @@ final class DoctorCommand implements Callable<Integer> {
   }
 
   /**
-   * {@code maxmemory} and its policy by {@code CONFIG GET}, for a node whose guard read failed
-   * on {@code TIME}; {@code null} if refused or not a number.
+   * {@code maxmemory} and its policy by {@code INFO memory}, else by {@code CONFIG GET}; {@code
+   * null} if neither answers with numbers.
    */
-  private static NodeInfo.Memory memoryFromConfig(RedisCommands<String, String> redis) {
+  private static NodeInfo.Memory memoryOf(RedisCommands<String, String> redis) {
+    try {
+      String info = redis.info("memory");
+      String maxmemory = infoField(info, "maxmemory");
+      String policy = infoField(info, "maxmemory_policy");
+      if (maxmemory != null && policy != null) {
+        return new NodeInfo.Memory(Long.parseLong(maxmemory), policy);
+      }
+    } catch (RuntimeException e) {
+      // refused, not answered or not a number: CONFIG GET may still say
+    }
     try {
       String maxmemory = redis.configGet("maxmemory").get("maxmemory");
       String policy = redis.configGet("maxmemory-policy").get("maxmemory-policy");
