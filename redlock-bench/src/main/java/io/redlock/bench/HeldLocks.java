@@ -64,20 +64,29 @@ interface HeldLocks extends AutoCloseable {
   String REDISSON_RLOCK = "redisson-rlock-watchdog";
   String REDISSON_REDLOCK = "redisson-redlock-watchdog";
 
+  /**
+   * {@code RedissonRedLock} with its watchdog timeout set to 1.5 times this library's ttl, so
+   * that it renews every lock as often as this library extends each lease (every half ttl).
+   */
+  String REDISSON_REDLOCK_SAME_RATE = "redisson-redlock-same-rate";
+
   /** All of them, in report order. */
-  List<String> ALL = List.of(REDLOCK, REDISSON_REDLOCK, REDISSON_RLOCK);
+  List<String> ALL = List.of(REDLOCK, REDISSON_REDLOCK, REDISSON_REDLOCK_SAME_RATE, REDISSON_RLOCK);
 
   /**
    * The implementation named {@code name} over {@code uris}; {@code ttl} is this library's
-   * lease ttl (Redisson keeps its default watchdog timeout).
+   * lease ttl (Redisson keeps its default watchdog timeout, but for {@link
+   * #REDISSON_REDLOCK_SAME_RATE}).
    *
    * @throws IllegalArgumentException if no implementation has that name
    */
   static HeldLocks create(String name, List<String> uris, Duration ttl) {
     return switch (name) {
       case REDLOCK -> new Ours(uris, ttl);
-      case REDISSON_RLOCK -> new RedissonWatchdog(name, uris.subList(0, 1), false);
-      case REDISSON_REDLOCK -> new RedissonWatchdog(name, uris, true);
+      case REDISSON_RLOCK -> new RedissonWatchdog(name, uris.subList(0, 1), false, null);
+      case REDISSON_REDLOCK -> new RedissonWatchdog(name, uris, true, null);
+      case REDISSON_REDLOCK_SAME_RATE ->
+          new RedissonWatchdog(name, uris, true, ttl.multipliedBy(3).dividedBy(2));
       default -> throw new IllegalArgumentException("no held-lease implementation named " + name);
     };
   }
@@ -194,7 +203,7 @@ interface HeldLocks extends AutoCloseable {
    * watchdog renews each lock with its default timeout (30 s, renewed every 10 s, in scripts
    * of up to 100 locks), on node 1 only ({@code RLock}) or as a {@code RedissonRedLock} over
    * one {@code RedissonClient} per node (single-server configuration, Redisson's defaults
-   * otherwise).
+   * otherwise, but for the watchdog timeout when one is given: renewed every third of it).
    */
   final class RedissonWatchdog implements HeldLocks {
     /** One thread id for every lock: what {@code lock()} records as the owner. */
@@ -205,7 +214,7 @@ interface HeldLocks extends AutoCloseable {
     private final boolean redLock;
     private volatile RLock[] locks = new RLock[0];
 
-    RedissonWatchdog(String name, List<String> uris, boolean redLock) {
+    RedissonWatchdog(String name, List<String> uris, boolean redLock, Duration watchdogTimeout) {
       this.name = name;
       this.redLock = redLock;
       this.clients = new RedissonClient[uris.size()];
@@ -213,6 +222,9 @@ interface HeldLocks extends AutoCloseable {
         for (int i = 0; i < clients.length; i++) {
           Config config = new Config();
           config.useSingleServer().setAddress(uris.get(i));
+          if (watchdogTimeout != null) {
+            config.setLockWatchdogTimeout(watchdogTimeout.toMillis());
+          }
           clients[i] = Redisson.create(config);
         }
       } catch (RuntimeException e) {

@@ -64,6 +64,12 @@ final class HeldReport {
     t.add(new Target(largest, SERVER, peer, "≤", 1.0));
     t.add(new Target(largest, HEAP, peer, "≤", 1.0));
     t.add(new Target(largest, PER_EXTENSION, peer, "≤", 0.2));
+    // At the same extension rate: what batching saves, lease for lease.
+    String same = HeldLocks.REDISSON_REDLOCK_SAME_RATE;
+    for (int held : o.held) {
+      t.add(new Target(held, CLIENT, same, "≤", 1.0));
+      t.add(new Target(held, SERVER, same, "≤", 1.0));
+    }
     return t;
   }
 
@@ -95,9 +101,12 @@ final class HeldReport {
                 + " left, about once a second. `redisson-redlock-watchdog`: Redisson's"
                 + " `RedissonRedLock` over the same five nodes, taken with `lock()` (no lease"
                 + " time), so that Redisson's watchdog renews every lock with its default"
-                + " timeout (30 s: renewed every 10 s, up to 100 locks per script).  "
+                + " timeout (30 s: renewed every 10 s, up to 100 locks per script)."
+                + " `redisson-redlock-same-rate`: the same, with the watchdog timeout set to"
+                + " 1.5 times this library's ttl, so that it renews each lock as often as this"
+                + " library extends each lease: the comparison lease for lease."
                 + " `redisson-rlock-watchdog`: Redisson's `RLock.lock()` on one node, the"
-                + " same way.\n\n",
+                + " same way as the first.\n\n",
             HeldLocks.IN_FLIGHT,
             o.settle.toSeconds(),
             o.window.toSeconds(),
@@ -214,10 +223,67 @@ final class HeldReport {
             "| leases lost, redlock, every size | = 0 | %d | %s |\n\n",
             lost,
             lost == 0 ? "met" : "**not met**"));
+    floors(md);
     md.append(
         "![client CPU, server CPU and scripts per node against held leases](performance-held.svg)\n");
     md.append(MarkedSection.HELD.end()).append('\n');
     return md.toString();
+  }
+
+  /**
+   * For each size at which {@code redlock} lost leases or let keys expire: the CPU its cost per
+   * held lease, measured in this run at the largest size that lost nothing, would need there,
+   * against the cores of this machine (which also runs the five servers).
+   */
+  private void floors(StringBuilder md) {
+    int cores = Runtime.getRuntime().availableProcessors();
+    for (int held : o.held) {
+      List<HeldHarness.Run> mine = runs(HeldLocks.REDLOCK, held);
+      if (mine.isEmpty() || mine.stream().allMatch(r -> r.lost() == 0 && r.expiredKeys() == 0)) {
+        continue;
+      }
+      int sound = -1;
+      for (int smaller : o.held) {
+        List<HeldHarness.Run> those = runs(HeldLocks.REDLOCK, smaller);
+        if (smaller < held
+            && !those.isEmpty()
+            && those.stream().allMatch(r -> r.lost() == 0 && r.expiredKeys() == 0)) {
+          sound = Math.max(sound, smaller);
+        }
+      }
+      if (sound < 0) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "At %,d held, leases were lost, and no smaller size of this run lost none to"
+                    + " say what they would need.%n%n",
+                held));
+        continue;
+      }
+      List<HeldHarness.Run> base = runs(HeldLocks.REDLOCK, sound);
+      double perLease = (median(base, CLIENT) + median(base, SERVER)) / sound; // ms/s per lease
+      double need = perLease * held;
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Floor at %,d held: at %,d held, with nothing lost, the client and the servers"
+                  + " together used %s ms of CPU a second per thousand leases; %,d leases"
+                  + " extended as often need %s ms/s, %.2f cores, on a machine of %d cores that"
+                  + " runs the client and the five servers: %s%n%n",
+              held,
+              sound,
+              Chart.fmt(perLease * 1000),
+              held,
+              Chart.fmt(need),
+              need / 1000,
+              cores,
+              need >= 1000.0 * cores * 0.8
+                  ? "more than this machine can give (above 80 % of its cores), so leases"
+                      + " are lost here by the machine, not by the design; a larger ttl"
+                      + " (fewer extensions a second) or more cores lift this floor."
+                  : "within what this machine can give, so the losses are the library's to"
+                      + " explain."));
+    }
   }
 
   private List<HeldHarness.Run> runs(String impl, int held) {
@@ -437,6 +503,7 @@ final class HeldReport {
       case HeldLocks.REDLOCK -> "#1f77b4";
       case HeldLocks.REDISSON_REDLOCK -> "#d62728";
       case HeldLocks.REDISSON_RLOCK -> "#2ca02c";
+      case HeldLocks.REDISSON_REDLOCK_SAME_RATE -> "#ff7f0e";
       default -> "#7f7f7f";
     };
   }
