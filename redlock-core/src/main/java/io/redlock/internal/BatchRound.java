@@ -15,8 +15,9 @@ import org.slf4j.LoggerFactory;
  * votes that come back: a {@link Round} for many leases at a time. Each lease has its own row
  * of votes and is decided by itself, as soon as its outcome is certain ({@link Quorum}): a node
  * that answers votes {@code GRANTED} or {@code TAKEN} for each lease by that lease's own
- * answer, a node that fails votes the same failure for every lease. One node timeout for the
- * whole batch: every request left at the same instant. Each decided lease gets a {@link
+ * answer, a node that fails votes the same failure for every lease. One timeout for the whole
+ * batch, the wait its sender gives it (see {@code ExtensionBatcher#waitNanos}): every request
+ * left at the same instant. Each decided lease gets a {@link
  * Round.Result} of its own, as from a round of its own, and once every node answered or timed
  * out, its settled votes go to the listeners.
  *
@@ -112,17 +113,23 @@ final class BatchRound {
       batch.requests[i] = reply;
       replies.add(reply);
     }
-    // Every request is out: answers may be heard (and leases decided) from now on.
+    // Every request is out: answers may be heard (and leases decided) from now on. This is the
+    // last step that may throw (a timer that takes no more tasks): once it is scheduled, every
+    // failure is a node's vote, so that nobody else decides the batch's members.
     TimeSource.Cancellable timeout = time.schedule(batch::expire, timeoutNanos);
     synchronized (batch) {
       batch.timeout = timeout;
     }
     for (int i = 0; i < nodes.size(); i++) {
       int index = i;
-      replies
-          .get(i)
-          .whenComplete(
-              (answers, error) -> Round.asAnswer(() -> batch.answer(index, answers, error)));
+      try {
+        replies
+            .get(i)
+            .whenComplete(
+                (answers, error) -> Round.asAnswer(() -> batch.answer(index, answers, error)));
+      } catch (RuntimeException e) {
+        Round.asAnswer(() -> batch.answer(index, null, e));
+      }
     }
     return batch;
   }

@@ -217,14 +217,14 @@ final class ExtensionBatcher {
         chunks.add(chunk);
         chunkSlots.add(chunkSlot);
       }
-      for (int c = 0; c < chunks.size(); c++) {
+      // The later chunks are scheduled first: a failure sending the first cannot drop them.
+      for (int c = 1; c < chunks.size(); c++) {
         List<HeldLease> leases = chunks.get(c);
         long[] leaseSlots = chunkSlots.get(c);
-        if (c == 0) {
-          send(leases, leaseSlots);
-        } else {
-          time.schedule(() -> send(leases, leaseSlots), 0);
-        }
+        time.schedule(() -> send(leases, leaseSlots), 0);
+      }
+      if (!chunks.isEmpty()) {
+        send(chunks.get(0), chunkSlots.get(0));
       }
     }
   }
@@ -238,22 +238,30 @@ final class ExtensionBatcher {
     long start = time.nanoTime();
     List<HeldLease> leases = new ArrayList<>(candidates.size());
     List<ExtendRequest> requests = new ArrayList<>(candidates.size());
+    long room = Long.MAX_VALUE;
+    for (int i = 0; i < candidates.size(); i++) {
+      HeldLease lease = candidates.get(i);
+      long ttl;
+      try {
+        ttl = lease.claimBatched(slotOf[i], start);
+      } catch (RuntimeException e) {
+        // One lease's trouble (a listener's executor that refuses its loss) is its own: the
+        // others of the chunk, out of their slots already, still go.
+        log.warn("auto-extension of one lease not claimed: {}", e.toString());
+        continue;
+      }
+      if (ttl > 0) {
+        leases.add(lease);
+        room = Math.min(room, lease.deadlineNanos() - start);
+        requests.add(lease.extendRequest(ttl));
+      }
+    }
+    if (leases.isEmpty()) {
+      return;
+    }
+    List<NodeClient> nodes = engine.nodes();
+    RestartGuard guard = engine.guard();
     try {
-      long room = Long.MAX_VALUE;
-      for (int i = 0; i < candidates.size(); i++) {
-        HeldLease lease = candidates.get(i);
-        long ttl = lease.claimBatched(slotOf[i], start);
-        if (ttl > 0) {
-          leases.add(lease);
-          room = Math.min(room, lease.deadlineNanos() - start);
-          requests.add(lease.extendRequest(ttl));
-        }
-      }
-      if (leases.isEmpty()) {
-        return;
-      }
-      List<NodeClient> nodes = engine.nodes();
-      RestartGuard guard = engine.guard();
       BatchRound.start(
           nodes,
           engine.quorum(),
@@ -262,16 +270,18 @@ final class ExtensionBatcher {
           leases.toArray(new HeldLease[0]),
           engine.events().on(),
           index -> sendTo(index, nodes.get(index), guard, requests));
-    } catch (RuntimeException | Error e) {
-      // Nothing of the batch was decided (answers are heard only once it is out): each lease
-      // it claimed fails this extension and tries again, rather than wait for it for ever.
+    } catch (RuntimeException e) {
+      // BatchRound.start throws only before anything of the batch can be decided (its timeout
+      // could not be scheduled: the engine closes): each lease fails this extension and tries
+      // again, rather than wait for it for ever.
+      log.warn("auto-extension batch of {} leases not sent: {}", leases.size(), e.toString());
       for (HeldLease lease : leases) {
         lease.abandoned(e);
       }
-      if (e instanceof Error error) {
-        throw error;
-      }
-      log.warn("auto-extension batch of {} leases not sent; each tries again", leases.size(), e);
+      return;
+    }
+    for (HeldLease lease : leases) {
+      lease.batchSent();
     }
   }
 

@@ -69,6 +69,12 @@ final class HeldLease implements Lease, BatchRound.Member {
 
   private long batchedTtl;
 
+  /**
+   * Completed once the claimed batch's requests were handed to every node's transport (or the
+   * batch was given up): what a shorter expiry of {@link #releaseAfter} must come after.
+   */
+  private CompletableFuture<Void> batchOut;
+
   private final List<Consumer<? super LeaseLostException>> listeners = new ArrayList<>(0);
 
   HeldLease(
@@ -257,6 +263,7 @@ final class HeldLease implements Lease, BatchRound.Member {
           alone = true;
         } else {
           batched = new CompletableFuture<>();
+          batchOut = new CompletableFuture<>();
           lastExtension = batched;
           batchedStart = start;
           batchedTtl = ttl;
@@ -268,7 +275,7 @@ final class HeldLease implements Lease, BatchRound.Member {
       return -1;
     }
     if (alone) {
-      extendInternal(Duration.ofMillis(ttl)).whenComplete(this::afterAutoExtension);
+      autoExtendAlone(ttl);
       return -1;
     }
     return ttl;
@@ -316,15 +323,33 @@ final class HeldLease implements Lease, BatchRound.Member {
    */
   void abandoned(Throwable error) {
     CompletableFuture<Boolean> next;
+    long start;
     synchronized (this) {
       next = batched;
+      start = batchedStart;
       batched = null;
     }
+    batchSent();
     if (next == null) {
       return; // claimed, but not for the batch (or decided already)
     }
+    if (engine.events().on()) {
+      engine.events().extended(this, null, error, time.nanoTime() - start);
+    }
     next.completeExceptionally(error);
     afterAutoExtension(null, error);
+  }
+
+  /** The claimed batch's requests were handed to every node's transport, or given up. */
+  void batchSent() {
+    CompletableFuture<Void> out;
+    synchronized (this) {
+      out = batchOut;
+      batchOut = null;
+    }
+    if (out != null) {
+      out.complete(null);
+    }
   }
 
   /** The deadline, for the batch that claims this lease: how long its nodes may take. */
@@ -523,7 +548,22 @@ final class HeldLease implements Lease, BatchRound.Member {
       }
       return;
     }
-    extendInternal(Duration.ofMillis(ttl)).whenComplete(this::afterAutoExtension);
+    autoExtendAlone(ttl);
+  }
+
+  /**
+   * An auto-extension sent on its own; one that fails before it is sent is decided as failed
+   * (then retried), so that {@code extending} never stays set.
+   */
+  private void autoExtendAlone(long ttl) {
+    CompletableFuture<Boolean> extension;
+    try {
+      extension = extendInternal(Duration.ofMillis(ttl));
+    } catch (RuntimeException e) {
+      afterAutoExtension(null, e);
+      return;
+    }
+    extension.whenComplete(this::afterAutoExtension);
   }
 
   /** An auto-extension was decided: arms the watch for the next one, or for a retry. */
@@ -609,7 +649,7 @@ final class HeldLease implements Lease, BatchRound.Member {
    */
   private CompletableFuture<Void> releaseInternal(boolean majorityEnough, long keepMillis) {
     isValid(); // a lease past its deadline is lost, and its listeners told, before it goes
-    CompletableFuture<Boolean> inFlight;
+    CompletableFuture<?> inFlight;
     synchronized (this) {
       if (released != null) {
         return majorityEnough ? releasedByMajority : released;
@@ -626,9 +666,15 @@ final class HeldLease implements Lease, BatchRound.Member {
       released = new CompletableFuture<>();
       // A shorter expiry must reach each node after an extension in flight (a batch's may not
       // be written yet), or that extension would set the full ttl again after it. A delete
-      // needs no wait: no extension re-creates a key.
-      inFlight =
-          keepMillis > 0 && lastExtension != null && !lastExtension.isDone() ? lastExtension : null;
+      // needs no wait: no extension re-creates a key. A batch is waited for until its requests
+      // are out (each node answers in order), not until decided: it may wait ten node timeouts.
+      if (keepMillis <= 0) {
+        inFlight = null;
+      } else if (batched != null) {
+        inFlight = batchOut == null ? null : batchOut;
+      } else {
+        inFlight = lastExtension != null && !lastExtension.isDone() ? lastExtension : null;
+      }
     }
     engine.forget(this);
     CompletableFuture<Void> done = released;

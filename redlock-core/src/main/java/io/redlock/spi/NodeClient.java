@@ -16,8 +16,9 @@ import java.util.concurrent.CompletionStage;
  * no answer with a {@link java.util.concurrent.TimeoutException} (directly or as the cause),
  * except those the algorithm counts as votes ({@link #lock}, {@link #unlock}, {@link #extend},
  * {@link #extendBatch}, {@link #lockFenced}, {@link #fence}): the algorithm enforces the node
- * timeout on each of them on its own, so a transport may leave them without a timeout of its
- * own. Each call returns a future of its own, never one shared with another request: when
+ * timeout on each of them on its own (on a batch of extensions, a longer wait: up to ten node
+ * timeouts, which a transport's own timeout would cut short), so a transport may leave them
+ * without a timeout of its own. Each call returns a future of its own, never one shared with another request: when
  * the node timeout passes before {@link #lock}, {@link #unlock}, {@link #extend}, {@link
  * #extendBatch} or {@link #fence} was answered,
  * the algorithm cancels the future the transport returned, if it is a

@@ -38,7 +38,7 @@ import java.util.function.LongConsumer;
  *
  * <p>A script counts in the node's {@link NodeBacklog} as one request of its size, from the
  * moment it is handed to Lettuce until the node answers it; a backlog that refuses it fails
- * the whole batch at once, {@code STALLED}. Cancelling the batch's future (the node timeout
+ * the whole batch at once, {@code STALLED}. Cancelling the batch's future (the batch's wait
  * passed) tells the backlog that its caller stopped waiting; the script stays counted until
  * the node answers it.
  *

@@ -85,8 +85,8 @@ public final class LettuceTransport implements NodeTransport {
   public static final int MAX_BATCH_KEYS = 1000;
 
   /**
-   * When at least this many vote requests in a row got no answer within the node timeout (or
-   * were refused by a bound above), over at least {@link #STALLED_AFTER_TIME} from the first
+   * When at least this many vote requests in a row got no answer within the node timeout (a
+   * batch of extensions: within its wait) or were refused by a bound above, over at least {@link #STALLED_AFTER_TIME} from the first
    * of them, with no answer from the node in between, the node is set aside: its votes fail
    * at once as {@code STALLED} (releases and undos are still sent while their bound allows)
    * until it answers a {@code PING}. {@value}.
