@@ -61,6 +61,11 @@ public final class HeldHarness {
     double clientCpuMicrosPerExtension() {
       return clientCpuMsPerSecond * 1000 / extensionsPerSecondPerNode;
     }
+
+    /** The servers' CPU per lease extension (on all its nodes), in µs. */
+    double serverCpuMicrosPerExtension() {
+      return serverCpuMsPerSecond * 1000 / extensionsPerSecondPerNode;
+    }
   }
 
   /** The command line. */
