@@ -289,9 +289,9 @@ final class HeldReport {
               need / 1000,
               cores,
               need >= 1000.0 * cores * 0.8
-                  ? "more than this machine can give (above 80 % of its cores), so leases"
-                      + " are lost here by the machine, not by the design; a larger ttl"
-                      + " (fewer extensions a second) or more cores lift this floor."
+                  ? "at that cost, more than this machine can give (above 80 % of its cores)."
+                      + " An estimate only: larger batches cost less per lease, so a loss at"
+                      + " this size still needs its cause read from the run's log."
                   : "within what this machine can give, so the losses are the library's to"
                       + " explain."));
     }
@@ -317,7 +317,8 @@ final class HeldReport {
       int round = r;
       double ours = value(HeldLocks.REDLOCK, held, round, m);
       double theirs = value(peer, held, round, m);
-      if (!Double.isNaN(ours) && !Double.isNaN(theirs) && theirs != 0) {
+      // A client that made no extension has no cost per extension: no ratio that round.
+      if (Double.isFinite(ours) && Double.isFinite(theirs) && theirs != 0) {
         perRound.add(ours / theirs);
       }
     }
