@@ -215,6 +215,8 @@ public final class LettuceTransport implements NodeTransport {
       // and 7.x both have: 7 removed setUsername/setPassword, 6 lacks setAuthentication.
       redisUri.setCredentialsProvider(
           new StaticCredentialsProvider(RedisCredentials.just(node.username(), node.password())));
+    } else if (parsed.getUserInfo() != null) {
+      redisUri.setCredentialsProvider(readableAtOnce(redisUri));
     }
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
@@ -359,6 +361,20 @@ public final class LettuceTransport implements NodeTransport {
    * has no {@code SETINFO} at all. An empty name and version are what Lettuce 6.3+ and 7
    * read as "send nothing".
    */
+  /**
+   * The credentials of a URI that carries them ({@code redis://user:password@host}), in a
+   * provider Lettuce reads at once. Lettuce keeps such credentials in a provider it resolves
+   * off the event loop (a thread of the common pool): the handshake then ends on that thread,
+   * and the connection is reported made before it is active, so the first requests (the script
+   * loads, a lock) were rejected as "not connected" (Lettuce 7.7, on this 2-core machine about
+   * one connection in 30). Read at once, the handshake stays on the event loop, and the
+   * connection is active when it is reported made.
+   */
+  private static StaticCredentialsProvider readableAtOnce(RedisURI uri) {
+    RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+    return new StaticCredentialsProvider(credentials);
+  }
+
   private static void withoutClientSetinfo(RedisURI uri) {
     uri.setLibraryName("");
     uri.setLibraryVersion("");
