@@ -1,5 +1,6 @@
 package io.redlock.lettuce;
 
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -138,8 +139,8 @@ final class BatchedExtensions {
       args[i + 1] = request.token();
       size += keys[i].length() + args[i + 1].length() + 2;
     }
-    if (!backlog.admit(size, false)) {
-      return CompletableFuture.failedFuture(new NodeStalledException(backlog.refusal()));
+    if (!backlog.admitBatch(size)) {
+      return CompletableFuture.failedFuture(new NodeStalledException(backlog.batchRefusal()));
     }
     Batch batch = new Batch(n, number);
     CommandArgs<String, String> arguments =
@@ -151,13 +152,17 @@ final class BatchedExtensions {
             .add(n)
             .addKeys(keys)
             .addValues(args);
-    new CountedVote<String, String>(backlog, size, Function.identity(), false)
-        .follow(
-            commands.dispatch(
-                bySha ? RoundCommand.EVALSHA : RoundCommand.EVAL,
-                new ValueOutput<>(StringCodec.UTF8),
-                arguments))
-        .whenComplete(batch::answered);
+    // Counted as one request (no bytes) like a vote; its bytes in the batches' own budget,
+    // until Lettuce lets go of the command whichever way.
+    CountedVote<String, String> vote = new CountedVote<>(backlog, 0, Function.identity(), false);
+    RedisFuture<String> command =
+        commands.dispatch(
+            bySha ? RoundCommand.EVALSHA : RoundCommand.EVAL,
+            new ValueOutput<>(StringCodec.UTF8),
+            arguments);
+    long counted = size;
+    command.whenComplete((answer, error) -> backlog.batchLeft(counted));
+    vote.follow(command).whenComplete(batch::answered);
     return batch;
   }
 

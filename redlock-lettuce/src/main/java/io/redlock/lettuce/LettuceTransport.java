@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * without being asked.
  *
  * <p>What waits on one node is bounded ({@link #MAX_PENDING_REQUESTS}, {@link
- * #MAX_PENDING_BYTES}, and Lettuce's {@code requestQueueSize} for the whole connection), and a
+ * #MAX_PENDING_BYTES}, {@link #MAX_PENDING_BATCH_BYTES}, and Lettuce's {@code requestQueueSize} for the whole connection), and a
  * node that stops answering is set aside ({@link #STALLED_AFTER}): past a bound or while set
  * aside, its votes fail at once as {@link io.redlock.NodeOutcome.Vote#STALLED}, and releases
  * past twice the bound are not sent (their keys expire with the ttl). TCP keepalive and {@code
@@ -74,6 +74,15 @@ public final class LettuceTransport implements NodeTransport {
    * request): 4 MiB for a vote request, twice that for a release or an undo.
    */
   public static final long MAX_PENDING_BYTES = 4L << 20;
+
+  /**
+   * The bytes of batches of extensions ({@link NodeClient#extendBatch}) that may wait on one
+   * node, in a budget of their own beside {@link #MAX_PENDING_BYTES}: 16 MiB, the extensions
+   * of about 250,000 leases (a key of 40 characters and a token of 22 each) in flight on a
+   * node. Each batch also counts as one request towards {@link #MAX_PENDING_REQUESTS}. Past it,
+   * a batch is not sent and the votes of its leases fail at once as {@code STALLED}.
+   */
+  public static final long MAX_PENDING_BATCH_BYTES = 16L << 20;
 
   /**
    * The most leases one script extends on one node when the auto-extension sends a batch
@@ -227,6 +236,7 @@ public final class LettuceTransport implements NodeTransport {
             node.name(),
             MAX_PENDING_REQUESTS,
             MAX_PENDING_BYTES,
+            MAX_PENDING_BATCH_BYTES,
             STALLED_AFTER,
             STALLED_AFTER_TIME.toNanos(),
             System::nanoTime);

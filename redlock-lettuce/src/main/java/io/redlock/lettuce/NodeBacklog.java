@@ -33,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * machine, a short fork) still get them, so that its keys do not outlive their leases; a node
  * that stays silent fills that room too, and then gets nothing.
  *
+ * <p>A batch of extensions ({@link BatchedExtensions}) counts as one request, and its bytes in
+ * a budget of their own, {@code maxBatchBytes}, freed when Lettuce lets go of its command
+ * (answered, or drained with a lost connection): batches carry the extensions of every lease
+ * held, tens of kilobytes each, and in the shared budget a burst of them (the extensions of
+ * 60,000 leases falling due together) refused locks and releases, and then each other. In a
+ * budget of their own they never crowd out locks and releases, nor the other way round.
+ *
  * <p>Silence. When {@code silentAfter} requests or more in a row got no answer (cut off, or
  * refused by a bound), over at least {@code silentForNanos} from the first of them, the node
  * is set aside (both: a few late answers on a busy machine are not a stall, and a node with
@@ -54,12 +61,14 @@ final class NodeBacklog {
   private final String name;
   private final int maxRequests;
   private final long maxBytes;
+  private final long maxBatchBytes;
   private final int silentAfter;
   private final long silentForNanos;
   private final java.util.function.LongSupplier clock;
 
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicLong bytes = new AtomicLong();
+  private final AtomicLong batchBytes = new AtomicLong();
 
   /** Requests handed to Lettuce so far: their order (see the class comment). */
   private final AtomicLong handedOver = new AtomicLong();
@@ -90,12 +99,14 @@ final class NodeBacklog {
       String name,
       int maxRequests,
       long maxBytes,
+      long maxBatchBytes,
       int silentAfter,
       long silentForNanos,
       java.util.function.LongSupplier clock) {
     this.name = name;
     this.maxRequests = maxRequests;
     this.maxBytes = maxBytes;
+    this.maxBatchBytes = maxBatchBytes;
     this.silentAfter = silentAfter;
     this.silentForNanos = silentForNanos;
     this.clock = clock;
@@ -135,6 +146,54 @@ final class NodeBacklog {
       peakBytes.accumulateAndGet(total, Math::max);
     }
     return true;
+  }
+
+  /**
+   * Admits a batch of extensions of {@code size} bytes: one request among the votes, its bytes
+   * in the batches' own budget (see the class comment). When it is not admitted, {@link
+   * #batchRefusal()} says why, and it counts as unanswered. An admitted batch's bytes are freed
+   * by {@link #batchLeft}; the request itself is counted and freed as a vote's.
+   */
+  boolean admitBatch(long size) {
+    if (silent) {
+      refuse();
+      return false;
+    }
+    int count = requests.incrementAndGet();
+    if (count > maxRequests) {
+      requests.decrementAndGet();
+      refuse();
+      return false;
+    }
+    if (batchBytes.addAndGet(size) > maxBatchBytes) {
+      batchBytes.addAndGet(-size);
+      requests.decrementAndGet();
+      refuse();
+      return false;
+    }
+    raise(peakRequests, count);
+    return true;
+  }
+
+  /** Lettuce let go of an admitted batch's command (answered, drained, or refused). */
+  void batchLeft(long size) {
+    batchBytes.addAndGet(-size);
+  }
+
+  /** Why {@link #admitBatch} refused, for the votes' detail. */
+  String batchRefusal() {
+    if (silent) {
+      return setAside;
+    }
+    return "backlog full: "
+        + requests.get()
+        + " requests, of which batches of extensions of "
+        + batchBytes.get()
+        + " bytes, wait on this node, at most "
+        + maxRequests
+        + " requests and "
+        + maxBatchBytes
+        + " bytes of batches";
   }
 
   /** Read just before a request is handed to Lettuce: requests handed over so far. */
@@ -377,9 +436,14 @@ final class NodeBacklog {
     return requests.get();
   }
 
-  /** Bytes counted now. */
+  /** Bytes counted now, batches of extensions aside. */
   long bytes() {
     return bytes.get();
+  }
+
+  /** Bytes of batches of extensions counted now. */
+  long batchBytes() {
+    return batchBytes.get();
   }
 
   /** The most requests ever counted at once (never more than twice the bound). */

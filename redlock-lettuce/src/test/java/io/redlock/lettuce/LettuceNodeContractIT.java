@@ -3,6 +3,7 @@ package io.redlock.lettuce;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.RedlockConfig;
+import io.redlock.spi.ExtendRequest;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import io.redlock.spi.NodeSettings;
@@ -62,6 +63,30 @@ class LettuceNodeContractIT extends NodeClientContract {
                 : version);
     assertThat(node.info().toCompletableFuture().get(10, TimeUnit.SECONDS).version())
         .isEqualTo(info.version());
+  }
+
+  /**
+   * A batch of extensions holds its bytes in the node's backlog only while the node has not
+   * answered it: once answered, the batches' budget is whole again (a count that leaked would
+   * refuse every batch once 16 MiB had passed).
+   */
+  @Test
+  void aBatchOfExtensionsIsCountedInTheBacklogUntilTheNodeAnswersIt() throws Exception {
+    NodeBacklog backlog = ((LettuceNodeClient) node).backlog();
+    List<ExtendRequest> requests = new java.util.ArrayList<>();
+    for (int i = 0; i < 2_500; i++) { // three scripts of up to MAX_BATCH_KEYS
+      String key = "contract:batch:" + i;
+      assertThat(node.lock(List.of(key), "b", 60_000).toCompletableFuture().get()).isTrue();
+      requests.add(new ExtendRequest(List.of(key), i % 2 == 0 ? "b" : "other", 60_000));
+    }
+    for (int round = 0; round < 20; round++) {
+      List<Boolean> answers = node.extendBatch(requests).toCompletableFuture().get();
+      assertThat(answers).hasSize(2_500);
+      assertThat(answers.get(0)).isTrue();
+      assertThat(answers.get(1)).isFalse();
+    }
+    assertThat(backlog.batchBytes()).isZero();
+    assertThat(backlog.requests()).isZero();
   }
 
   /**

@@ -21,6 +21,7 @@ class NodeBacklogTest {
             "node",
             maxRequests,
             maxBytes,
+            4 * maxBytes,
             silentAfter,
             SILENT_FOR,
             () -> now.getAndAdd(500_000_000L));
@@ -45,6 +46,49 @@ class NodeBacklogTest {
     backlog.answered(before, 10);
     assertThat(backlog.admit(10, false)).isTrue();
     assertThat(backlog.peakRequests()).isEqualTo(2);
+  }
+
+  /**
+   * Batches of extensions have a byte budget of their own: a burst of them neither takes the
+   * room of locks and releases nor is refused for theirs; each counts as one request.
+   */
+  @Test
+  void batchesOfExtensionsCountTheirBytesInABudgetOfTheirOwn() {
+    NodeBacklog backlog = backlog(100, 100, 100); // 400 bytes of batches
+    assertThat(backlog.admit(90, false)).isTrue();
+    assertThat(backlog.admitBatch(250)).isTrue(); // past the votes' 100 bytes: its own budget
+    assertThat(backlog.admitBatch(150)).isTrue();
+    assertThat(backlog.admitBatch(1)).isFalse();
+    assertThat(backlog.batchRefusal())
+        .contains("backlog full")
+        .contains("400 bytes of batches")
+        .contains("at most 100 requests");
+    assertThat(backlog.admit(10, false)).isTrue(); // the votes' room is untouched
+    assertThat(backlog.admit(1, false)).isFalse();
+    assertThat(backlog.admit(100, true)).isTrue(); // and the releases'
+    assertThat(backlog.requests()).isEqualTo(5);
+    assertThat(backlog.bytes()).isEqualTo(200);
+    assertThat(backlog.batchBytes()).isEqualTo(400);
+
+    backlog.batchLeft(150); // Lettuce let go of the second batch's command
+    assertThat(backlog.admitBatch(150)).isTrue();
+    assertThat(backlog.batchBytes()).isEqualTo(400);
+  }
+
+  @Test
+  void aBatchPastTheRequestBoundIsRefusedAndABatchIsNotSentToANodeSetAside() {
+    NodeBacklog backlog = backlog(2, 100, 3);
+    assertThat(backlog.admitBatch(10)).isTrue();
+    assertThat(backlog.admit(10, false)).isTrue();
+    assertThat(backlog.admitBatch(10)).isFalse();
+    assertThat(backlog.batchRefusal()).contains("at most 2 requests");
+    assertThat(backlog.batchBytes()).isEqualTo(10);
+    // Refused batches count as unanswered, as refused votes do: the node is set aside.
+    assertThat(backlog.admitBatch(10)).isFalse();
+    assertThat(backlog.admitBatch(10)).isFalse();
+    assertThat(backlog.isSilent()).isTrue();
+    assertThat(backlog.admitBatch(1)).isFalse();
+    assertThat(backlog.batchRefusal()).contains("set aside");
   }
 
   @Test
@@ -139,7 +183,7 @@ class NodeBacklogTest {
   @Test
   void manyRequestsWithoutAnAnswerInAShortTimeAreNotAStall() {
     NodeBacklog backlog =
-        new NodeBacklog("node", 100, 1_000, 3, SILENT_FOR, () -> 5L); // time stands still
+        new NodeBacklog("node", 100, 1_000, 4_000, 3, SILENT_FOR, () -> 5L); // time stands still
     for (int i = 0; i < 50; i++) {
       backlog.cutOff(send(backlog, 10), 10);
     }
