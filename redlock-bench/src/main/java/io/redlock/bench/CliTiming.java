@@ -18,7 +18,7 @@ import java.util.Map;
  * The command line's fixed cost, for {@link PathsHarness}: {@code redlock --version} and
  * {@code redlock exec --no-wait RESOURCE true} on a free resource of three local nodes
  * (declared fresh, restart guard on), each run many times in turn as the repository's
- * launcher starts the tool (with its JVM options for one-shot commands) and as a
+ * launcher starts the tool (with its JVM options and class-data archive for one-shot commands) and as a
  * bare {@code java -jar redlock.jar}. Reported: the median wall time of a run (process start
  * to exit, as a shell sees it) and the median CPU time of the process, then where one run of
  * each goes, read from a class-loading log ({@code -Xlog:class+load} with the JVM's uptime):
@@ -66,6 +66,12 @@ final class CliTiming {
       // The launcher's first run after a build may build the jar: not measured.
       Run first = run(List.of(launcher.toString(), "--version"), env);
       System.out.println("launcher's first run: " + first.wallMillis + " ms");
+      // Its first exec writes a class-data archive as it exits, its second checks it and keeps
+      // it: reported, not measured with the runs below, which map it.
+      Run writes =
+          run(List.of(launcher.toString(), "exec", "--no-wait", "bench:cli:w", "true"), env);
+      Run keeps =
+          run(List.of(launcher.toString(), "exec", "--no-wait", "bench:cli:k", "true"), env);
 
       Map<String, List<String>> variants = new LinkedHashMap<>();
       variants.put("launcher (`./redlock`)", List.of(launcher.toString()));
@@ -97,6 +103,15 @@ final class CliTiming {
                   + " the process's start to its exit, as the shell that started it sees it;"
                   + " CPU: user + system time of the process and its children.%n%n",
               o.cliRuns));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "The launcher gives one-shot commands a class-data sharing archive of its own"
+                  + " (`redlock-cli/target/cds/`): its first `exec` wrote it as it exited"
+                  + " (%.0f ms wall), its second checked it in a JVM of its own and kept it"
+                  + " (%.0f ms); the runs below map it. `java -jar` runs without it.%n%n",
+              writes.wallMillis,
+              keeps.wallMillis));
       md.append("| Command | Started by | Wall ms | CPU ms | Failed runs |\n");
       md.append("| --- | --- | ---: | ---: | ---: |\n");
       for (Map.Entry<String, List<Run>> e : runs.entrySet()) {
