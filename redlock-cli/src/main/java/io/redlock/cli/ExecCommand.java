@@ -339,6 +339,7 @@ final class ExecCommand implements Callable<Integer> {
     boolean stopping = false;
     boolean killing = false;
     while (true) {
+      boolean leaderRan = leader.isAlive();
       List<ProcessHandle> members = started.members();
       if (members.isEmpty() && !leader.isAlive()) {
         return leader.waitFor(); // reaped by the JDK: the exit status is known
@@ -381,7 +382,9 @@ final class ExecCommand implements Callable<Integer> {
         }
       }
       synchronized (wake) {
-        if (stop == reason) {
+        // A command that exited during the scan woke nobody: look again at once, rather than
+        // after a poll period (a short command such as `true` always ends there).
+        if (stop == reason && !(leaderRan && !leader.isAlive())) {
           // Woken by the command's exit or a stop; polled once it exited (its background
           // jobs are not our children) or while stopping.
           wake.wait(leader.isAlive() && reason == null ? 1000 : POLL_MILLIS);
