@@ -230,7 +230,7 @@ public final class LettuceTransport implements NodeTransport {
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
     withoutClientSetinfo(redisUri);
-    RedisClient client = RedisClient.create(resources);
+    RedisClient client = new LazySyncRedisClient(resources);
     NodeBacklog backlog =
         new NodeBacklog(
             node.name(),
