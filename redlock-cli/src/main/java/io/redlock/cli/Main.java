@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Supplier;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -28,15 +29,6 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Redlock, a distributed lock over independent Redis masters.",
-    subcommands = {
-      ExecCommand.class,
-      StatusCommand.class,
-      InitCommand.class,
-      DoctorCommand.class,
-      DemoCommand.class,
-      TortureCommand.class,
-      AutoComplete.GenerateCompletion.class
-    },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:success",
@@ -59,20 +51,61 @@ public final class Main implements Runnable {
     throw new ParameterException(spec.commandLine(), "Missing required subcommand");
   }
 
+  /** The subcommands, in the order help lists them. */
+  private static final Map<String, Supplier<Object>> SUBCOMMANDS = subcommands();
+
+  private static Map<String, Supplier<Object>> subcommands() {
+    Map<String, Supplier<Object>> all = new LinkedHashMap<>();
+    all.put("exec", ExecCommand::new);
+    all.put("status", StatusCommand::new);
+    all.put("init", InitCommand::new);
+    all.put("doctor", DoctorCommand::new);
+    all.put("demo", DemoCommand::new);
+    all.put("torture", TortureCommand::new);
+    all.put("generate-completion", AutoComplete.GenerateCompletion::new);
+    return all;
+  }
+
   public static void main(String[] args) {
-    System.exit(commandLine().execute(args));
+    System.exit(commandLine(args).execute(args));
   }
 
   /** The configured command line, also used by tests to parse without running anything. */
   static CommandLine commandLine() {
+    return commandLine(new String[0]);
+  }
+
+  /**
+   * The command line for {@code args}: when they start with a subcommand's name, only that
+   * subcommand is built. picocli builds each subcommand's model by reflection when it is added,
+   * and a one-shot {@code redlock exec} need not pay for the six others; anything else (help,
+   * a mistyped name, no subcommand, {@code generate-completion}) gets all of them.
+   */
+  static CommandLine commandLine(String[] args) {
     CommandLine commandLine =
         new CommandLine(new Main())
             .setCaseInsensitiveEnumValuesAllowed(true)
             .setParameterExceptionHandler(Main::badArguments)
             .setExecutionExceptionHandler(Main::failed);
-    // exec: every word after RESOURCE belongs to the command, even "-l" or "--help".
-    commandLine.getSubcommands().get("exec").setStopAtPositional(true);
-    describeCompletion(commandLine.getSubcommands().get("generate-completion").getCommandSpec());
+    // generate-completion describes every subcommand: it needs them all.
+    boolean one =
+        args.length > 0
+            && SUBCOMMANDS.containsKey(args[0])
+            && !args[0].equals("generate-completion");
+    for (Map.Entry<String, Supplier<Object>> sub : SUBCOMMANDS.entrySet()) {
+      if (!one || sub.getKey().equals(args[0])) {
+        commandLine.addSubcommand(sub.getKey(), sub.getValue().get());
+      }
+    }
+    CommandLine exec = commandLine.getSubcommands().get("exec");
+    if (exec != null) {
+      // exec: every word after RESOURCE belongs to the command, even "-l" or "--help".
+      exec.setStopAtPositional(true);
+    }
+    CommandLine completion = commandLine.getSubcommands().get("generate-completion");
+    if (completion != null) {
+      describeCompletion(completion.getCommandSpec());
+    }
     return commandLine;
   }
 

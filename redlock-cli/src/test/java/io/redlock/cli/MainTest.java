@@ -16,10 +16,25 @@ class MainTest {
   private final StringWriter err = new StringWriter();
 
   private int run(String... args) {
-    CommandLine commandLine = Main.commandLine();
+    CommandLine commandLine = Main.commandLine(args);
     commandLine.setOut(new PrintWriter(out, true));
     commandLine.setErr(new PrintWriter(err, true));
     return commandLine.execute(args);
+  }
+
+  @Test
+  void aSubcommandByNameIsTheOnlyOneBuiltAndEverythingElseGetsThemAll() {
+    assertThat(Main.commandLine(new String[] {"exec", "r1", "true"}).getSubcommands())
+        .containsOnlyKeys("exec");
+    assertThat(Main.commandLine(new String[] {"status", "r1"}).getSubcommands())
+        .containsOnlyKeys("status");
+    String[] all = {"exec", "status", "init", "doctor", "demo", "torture", "generate-completion"};
+    for (String[] args :
+        new String[][] {{}, {"--help"}, {"--version"}, {"exce"}, {"generate-completion"}}) {
+      assertThat(Main.commandLine(args).getSubcommands().keySet())
+          .as(String.join(" ", args))
+          .containsExactly(all);
+    }
   }
 
   @Test
