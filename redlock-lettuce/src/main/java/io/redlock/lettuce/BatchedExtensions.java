@@ -161,8 +161,12 @@ final class BatchedExtensions {
             new ValueOutput<>(StringCodec.UTF8),
             arguments);
     long counted = size;
-    command.whenComplete((answer, error) -> backlog.batchLeft(counted));
-    vote.follow(command).whenComplete(batch::answered);
+    vote.follow(command);
+    command
+        .whenComplete((answer, error) -> backlog.batchLeft(counted))
+        // The caller hears the answers only once their bytes are back in the budget: the
+        // order of two callbacks on one future is not specified.
+        .whenComplete((answer, error) -> vote.whenComplete(batch::answered));
     return batch;
   }
 
