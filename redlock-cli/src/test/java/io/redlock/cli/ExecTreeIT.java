@@ -1,5 +1,6 @@
 package io.redlock.cli;
 
+import static io.redlock.cli.RedlockProcess.exitOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.testkit.RedisServers;
@@ -15,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -217,15 +217,6 @@ class ExecTreeIT {
     builder.environment().remove("REDLOCK_PASSWORD");
     builder.environment().putAll(env);
     return builder.start();
-  }
-
-  private static int exitOf(Process process) throws InterruptedException {
-    Duration limit = Timing.scaled(Duration.ofSeconds(60));
-    if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError("redlock did not exit within " + limit);
-    }
-    return process.exitValue();
   }
 
   /** Until a majority of the nodes hold a key named {@code key}. */

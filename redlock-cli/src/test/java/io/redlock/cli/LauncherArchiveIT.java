@@ -1,15 +1,14 @@
 package io.redlock.cli;
 
+import static io.redlock.cli.RedlockProcess.exitOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.testkit.RedisServers;
-import io.redlock.testkit.Timing;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -150,14 +149,5 @@ class LauncherArchiveIT {
     environment.remove("JAVA_TOOL_OPTIONS");
     environment.putAll(env);
     return builder.start();
-  }
-
-  private static int exitOf(Process process) throws InterruptedException {
-    Duration limit = Timing.scaled(Duration.ofSeconds(60));
-    if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError("redlock did not exit within " + limit);
-    }
-    return process.exitValue();
   }
 }

@@ -1,5 +1,6 @@
 package io.redlock.cli;
 
+import static io.redlock.cli.RedlockProcess.exitOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.testkit.RedisBinary;
@@ -533,15 +534,6 @@ class RedlockCliIT {
     builder.environment().remove("REDLOCK_CONFIG");
     builder.environment().remove("REDLOCK_PASSWORD");
     return builder.start();
-  }
-
-  private static int exitOf(Process process) throws InterruptedException {
-    Duration limit = Timing.scaled(Duration.ofSeconds(60));
-    if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-      process.destroyForcibly();
-      throw new AssertionError("redlock did not exit within " + limit);
-    }
-    return process.exitValue();
   }
 
   private static void assertFree(String key) {
