@@ -70,8 +70,11 @@ public final class Main implements Runnable {
     System.exit(commandLine(args).execute(args));
   }
 
-  /** The configured command line, also used by tests to parse without running anything. */
-  static CommandLine commandLine() {
+  /**
+   * The configured command line with every subcommand, also used by tests (and the docs'
+   * checks) to parse without running anything.
+   */
+  public static CommandLine commandLine() {
     return commandLine(new String[0]);
   }
 

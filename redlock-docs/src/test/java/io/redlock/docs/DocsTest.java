@@ -111,7 +111,7 @@ class DocsTest {
   }
 
   private static Map<String, Set<String>> optionsByCommand() {
-    CommandLine redlock = new CommandLine(new Main());
+    CommandLine redlock = Main.commandLine();
     Map<String, Set<String>> options = new HashMap<>();
     for (Map.Entry<String, CommandLine> sub : redlock.getSubcommands().entrySet()) {
       Set<String> names = new HashSet<>();
