@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -88,7 +89,7 @@ class LauncherArchiveIT {
     String base = name.substring(0, name.indexOf(".jsa.") + ".jsa".length());
     Path truncated = archives.resolve(base + "." + deadPid() + ".tmp");
     byte[] bytes = Files.readAllBytes(written);
-    Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 4));
+    Files.write(truncated, Arrays.copyOf(bytes, bytes.length / 4));
     Files.delete(written);
 
     assertThat(exec(Map.of(), "arch-2")).as("a run after the dead one").isZero();
