@@ -118,9 +118,21 @@ class FencingIT {
     try (Lease both = redlock.acquire(List.of(a, b), TTL)) {
       token = both.fencingToken();
       assertThat(token).as("above a's counter, not just b's").isGreaterThan(aLast);
+      // The confirmation goes to the nodes that answered the lock round before it was decided
+      // (a majority at least; a third answering later is not confirmed): a majority holds the
+      // token for both, and no node holds it for one resource only.
       Timing.await(
-          "every node to hold the token for both",
-          () -> counter(0, a) == token && counter(0, b) == token && counter(2, b) == token);
+          "a majority of nodes to hold the token for both",
+          () -> {
+            int holding = 0;
+            for (int i = 0; i < 3; i++) {
+              holding += counter(i, a) == token && counter(i, b) == token ? 1 : 0;
+            }
+            return holding >= 2;
+          });
+      for (int i = 0; i < 3; i++) {
+        assertThat(counter(i, a) == token).as("node " + i).isEqualTo(counter(i, b) == token);
+      }
     }
     try (Lease lease = redlock.acquire(b, TTL)) {
       assertThat(lease.fencingToken()).isGreaterThan(token);
