@@ -278,7 +278,7 @@ class RedlockLockedIT {
   }
 
   @Test
-  void theMethodRunsUnderTheLockWithItsFencingTokenInTheContext() {
+  void theMethodRunsUnderTheLockWithItsFencingTokenInTheContext() throws InterruptedException {
     OrderService orders = context.getBean(OrderService.class);
     String id = UUID.randomUUID().toString();
     orders.ship(new Order(id));
@@ -289,7 +289,11 @@ class RedlockLockedIT {
     assertThat(shipments.get(0).fencingToken()).isPositive();
     assertThat(shipments.get(1).fencingToken()).isGreaterThan(shipments.get(0).fencingToken());
     assertThat(shipments).allSatisfy(lease -> assertThat(lease.isValid()).isFalse());
-    assertThat(nodesHolding("order:" + id)).as("released after the call").isZero();
+    // release() returns once a majority has answered; the last node's answer may come later
+    assertThat(nodesHolding("order:" + id))
+        .as("released on a majority after the call")
+        .isLessThan(2);
+    Timing.await("released on every node", () -> nodesHolding("order:" + id) == 0);
     assertThat(RedlockContext.currentLease()).as("outside the method").isEmpty();
   }
 
