@@ -65,7 +65,10 @@ class ListenerIsolationIT {
           assertThat(lease.isValid()).isTrue();
         }
       }
-      assertThat(votesSeen.get()).isEqualTo(1); // the listener thread is still stuck there
+      // the blocking listener's thread takes its first vote when it gets to it, and is stuck
+      // there: it never hears a second
+      Timing.await("the blocking listener to hear its first vote", () -> votesSeen.get() >= 1);
+      assertThat(votesSeen.get()).isEqualTo(1);
       // and the other listeners, each on its own thread, hear every event meanwhile
       Timing.await("the counting listener to hear every release", () -> releasesHeard.get() == 50);
       unblock.countDown();

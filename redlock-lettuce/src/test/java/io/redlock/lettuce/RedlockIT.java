@@ -92,6 +92,7 @@ class RedlockIT {
   void aLeaseIsTheTokenUnderTheResourceNameOnEveryNodeThatGranted() throws Exception {
     String resource = resource();
     List<RedlockEvent.NodeVote> votes = new CopyOnWriteArrayList<>();
+    AtomicInteger attempts = new AtomicInteger();
     RedlockListener listener =
         new RedlockListener() {
           @Override
@@ -100,13 +101,22 @@ class RedlockIT {
               votes.add(event);
             }
           }
+
+          @Override
+          public void acquireFinished(RedlockEvent.AcquireFinished event) {
+            attempts.set(event.attempts());
+          }
         };
     try (Redlock watched = Redlock.create(config().listener(listener).build());
         Lease lease = watched.acquire(resource, Duration.ofSeconds(10))) {
       // Decided at the third grant; the round's votes are reported once every node answered or
       // timed out (a request cut off by the node timeout may never be written, and a node the
-      // guard or the transport set aside is not asked): every node that granted holds it.
-      Timing.await("the winning round's votes", () -> votes.size() >= servers.size());
+      // guard or the transport set aside is not asked): every node that granted holds it. A
+      // first attempt may fail on a busy machine (node timeout): wait for every attempt's votes,
+      // the winning round's last (a failed attempt is retried once its round has settled).
+      Timing.await(
+          "every attempt's votes",
+          () -> attempts.get() > 0 && votes.size() >= servers.size() * attempts.get());
       List<RedlockEvent.NodeVote> last = votes.subList(votes.size() - servers.size(), votes.size());
       List<Integer> granted =
           last.stream()
@@ -192,8 +202,9 @@ class RedlockIT {
     assertThat(acquired.get()).isEqualTo(total);
     assertThat(overlaps.get()).isZero();
     assertThat(invalidUses.get()).isZero();
-    // failed attempts were undone everywhere, granted leases released: nothing is left
-    assertThat(servers.holding(resource)).isZero();
+    // failed attempts were undone everywhere, granted leases released (release() returns once
+    // a majority answered): nothing is left
+    awaitNoneHold(resource);
   }
 
   @Test
@@ -276,7 +287,6 @@ class RedlockIT {
     }
     assertThat(redlock.tryAcquire(resource, Duration.ofSeconds(5))).isEmpty();
     // a failed attempt returns once its undo is sent: nodes 3 and 4 may not have run it yet
-    // (the patient client's undos, below, are run by the time its close() returns)
     Timing.await(
         "nodes 3 and 4 to drop the undone grants",
         Duration.ofSeconds(5),
@@ -297,7 +307,12 @@ class RedlockIT {
               });
     }
     assertThat(servers.holding(resource, "another-client")).isEqualTo(3);
-    assertThat(servers.holding(resource)).isEqualTo(3); // our grants on nodes 3 and 4 were undone
+    // our grants on nodes 3 and 4 are undone: close() waits for each undo until its node answers
+    // or times out, and one that timed out on a busy machine still runs, later
+    Timing.await(
+        "nodes 3 and 4 to drop the patient client's grants",
+        Duration.ofSeconds(5),
+        () -> servers.holding(resource) == 3);
   }
 
   @Test

@@ -56,6 +56,10 @@ class StalledNodeIT {
   private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
   private final List<LettuceNodeClient> clients = new CopyOnWriteArrayList<>();
   private final AtomicLong stalledVotes = new AtomicLong();
+
+  /** The stopped node's votes failed without a request: STALLED, or HELD_BACK by the guard. */
+  private final AtomicLong unaskedVotes = new AtomicLong();
+
   private final AtomicLong grantedByStopped = new AtomicLong();
   private final AtomicLong timeoutsOfStopped = new AtomicLong();
 
@@ -90,6 +94,9 @@ class StalledNodeIT {
             }
             if (event.outcome().vote() == Vote.STALLED) {
               stalledVotes.incrementAndGet();
+              unaskedVotes.incrementAndGet();
+            } else if (event.outcome().vote() == Vote.HELD_BACK) {
+              unaskedVotes.incrementAndGet();
             } else if (event.outcome().vote() == Vote.GRANTED) {
               grantedByStopped.incrementAndGet();
             } else if (event.outcome().vote() == Vote.TIMEOUT) {
@@ -134,9 +141,14 @@ class StalledNodeIT {
       Timing.await("the stopped node set aside", Duration.ofSeconds(30), node.backlog()::isSilent);
       long setAsideAt = load.cycles();
       long stalledAtSetAside = stalledVotes.get();
-      // Vote events arrive in order through the listener's queue: once these cycles are done,
-      // the events of attempts sent before the node was set aside are in.
+      long unaskedAtSetAside = unaskedVotes.get();
+      // Vote events arrive in order through the listener's queue, which may lag behind the
+      // cycles: once it has heard the stopped node's votes of 1,000 attempts sent after it was
+      // set aside, the votes of attempts sent before (timed out within a node timeout) are in.
       load.awaitCycles(setAsideAt + 2_000);
+      Timing.await(
+          "the listener to hear 1,000 votes not sent to the stopped node",
+          () -> unaskedVotes.get() - unaskedAtSetAside >= 1_000);
       long timeoutsAfterSetAside = timeoutsOfStopped.get();
 
       int mostCommandsHeld = 0;
