@@ -98,10 +98,8 @@ class LockViewIT {
     lock.lock();
     long start = System.nanoTime();
     String token = lock.lease().token();
-    Timing.await(
-        "every node to hold the lock's token",
-        Duration.ofSeconds(5),
-        () -> servers.holding(resource, token) == servers.size());
+    // Granted by a majority (a node whose vote timed out on a busy machine may never hold it)
+    assertThat(servers.holding(resource, token)).isGreaterThanOrEqualTo(3);
 
     // Held for four ttls: without extension every key would have expired after one. Each poll
     // checks that a majority still holds the token, so a key that expires fails the test.
@@ -138,10 +136,9 @@ class LockViewIT {
     RedlockLock lock = redlock.asLock(resource, Duration.ofSeconds(3));
     lock.lock();
     String token = lock.lease().token();
-    Timing.await(
-        "every node to hold the lock's token",
-        Duration.ofSeconds(5),
-        () -> servers.holding(resource, token) == servers.size());
+    // Granted by a majority; whether nodes 3 and 4 hold it too changes nothing below: nodes
+    // 0, 1 and 2 alone make the extension fail as NOT_HELD
+    assertThat(servers.holding(resource, token)).isGreaterThanOrEqualTo(3);
 
     // Another client took the resource on nodes 0, 1 and 2 (say, after they lost our keys).
     for (int i = 0; i < 3; i++) {
