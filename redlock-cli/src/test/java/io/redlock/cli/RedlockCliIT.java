@@ -201,9 +201,10 @@ class RedlockCliIT {
     String[] env = Files.readAllLines(marker).get(0).split(" ");
     assertThat(env[0]).isEqualTo("sig");
     assertThat(env[1]).matches("[0-9a-f]{40}");
-    // the lock was decided by a majority; node 0 may be the node still answering
-    Timing.await(
-        "node 0 to hold the token", WAIT, () -> env[1].equals(redis.command(0, "GET", "sig")));
+    // the lock was decided by a majority: a node whose vote timed out may never hold it
+    assertThat(redis.holding("sig", env[1]))
+        .as("nodes holding the token")
+        .isGreaterThanOrEqualTo(2);
 
     StringWriter status = new StringWriter();
     assertThat(run(status, "status", "--nodes", nodes, "sig")).isEqualTo(ExitCodes.OK);
