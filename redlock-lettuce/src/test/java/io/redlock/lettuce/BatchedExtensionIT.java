@@ -14,6 +14,7 @@ import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -79,16 +80,18 @@ class BatchedExtensionIT {
 
   /**
    * {@code count} auto-extended leases, each held by all five nodes (a lease granted by a
-   * majority that lacks a node is taken again: see {@link RedisServers#awaitHeldByEvery}).
+   * majority that lacks a node is taken again: see {@link LeaseOnNodes}).
    */
   private List<Lease> hold(int count) throws InterruptedException {
     List<Lease> leases = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      Lease lease = redlock.acquire(prefix + i, TTL);
-      while (!servers.awaitHeldByEvery(prefix + i, lease.token(), Duration.ofMillis(500))) {
-        lease.release();
-        lease = redlock.acquire(prefix + i, TTL);
-      }
+      String resource = prefix + i;
+      Lease lease =
+          LeaseOnNodes.take(
+              "a lease on " + resource + " that every node holds",
+              Timing.DEFAULT_WAIT,
+              () -> Optional.of(redlock.acquire(resource, TTL)),
+              LeaseOnNodes.everyNode(servers, resource));
       leases.add(lease.autoExtend());
     }
     return leases;

@@ -14,7 +14,6 @@ import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -246,22 +245,12 @@ class FencingIT {
     servers = RedisServers.startFresh(3);
     Redlock redlock = client(true);
     String resource = resource();
-    // A lease every node holds: a vote that timed out on a busy machine before its request was
-    // written leaves its node without the key, and then the lease is taken again.
     try (Lease lease =
-        Timing.awaitValue(
+        LeaseOnNodes.take(
             "a fenced lease every node holds",
             Timing.DEFAULT_WAIT,
-            () -> {
-              Optional<Lease> taken = redlock.tryAcquire(resource, TTL);
-              if (taken.isPresent()
-                  && !servers.awaitHeldByEvery(
-                      resource, taken.get().token(), Duration.ofMillis(500))) {
-                taken.get().release();
-                return Optional.empty();
-              }
-              return taken;
-            })) {
+            () -> redlock.tryAcquire(resource, TTL),
+            LeaseOnNodes.everyNode(servers, resource))) {
       for (int node = 0; node < 3; node++) {
         // what node-redlock and redsync send, from a connection of their own
         assertThat(servers.command(node, "SET", resource, "x", "NX", "PX", "5000"))

@@ -280,26 +280,13 @@ class HostileNodesIT {
     }
   }
 
-  /**
-   * A lease on {@code resource} that all three nodes hold. A lease is granted by a majority: on
-   * a loaded machine one node's vote may time out before its {@code SET} was written, and the
-   * round then never writes it. Such a lease is released and taken again.
-   */
+  /** A lease on {@code resource} that all three nodes hold (see {@link LeaseOnNodes}). */
   private static Lease leaseOnEveryNode(Redlock redlock, String resource)
       throws InterruptedException {
-    return Timing.awaitValue(
+    return LeaseOnNodes.take(
         "a lease on " + resource + " that every node holds",
         Timing.DEFAULT_WAIT,
-        () -> {
-          Optional<Lease> taken = redlock.tryAcquire(resource, TTL);
-          if (taken.isEmpty()) {
-            return taken;
-          }
-          if (!servers.awaitHeldByEvery(resource, taken.get().token(), Duration.ofMillis(500))) {
-            taken.get().release();
-            return Optional.empty();
-          }
-          return taken;
-        });
+        () -> redlock.tryAcquire(resource, TTL),
+        LeaseOnNodes.everyNode(servers, resource));
   }
 }

@@ -106,7 +106,8 @@ class RedlockIT {
       // timed out (a request cut off by the node timeout may never be written, and a node the
       // guard or the transport set aside is not asked): every node that granted holds it. A
       // first attempt may fail on a busy machine (node timeout): wait for every attempt's votes,
-      // the winning round's last (a failed attempt is retried once its round has settled).
+      // the winning round's last (here a failed attempt can only have timed out: its round
+      // settled at its deadline, before the retry).
       Timing.await(
           "every attempt's votes",
           () -> attempts.get() > 0 && votes.size() >= servers.size() * attempts.get());
@@ -316,7 +317,7 @@ class RedlockIT {
     // Every node must have run the lock script after the flush: a vote that timed out on a busy
     // machine before it was written leaves its node without the keys, and then it is tried again.
     Lease taken =
-        Timing.awaitValue(
+        LeaseOnNodes.take(
             "a lease every node holds, taken after a script flush",
             Timing.DEFAULT_WAIT,
             () -> {
@@ -325,17 +326,9 @@ class RedlockIT {
               }
               // acquire, not tryAcquire: a first attempt after a flush meets NOSCRIPT, and the
               // retry sends the script itself
-              Optional<Lease> lease =
-                  Optional.of(redlock.acquire(List.of(a, b), Duration.ofSeconds(10)));
-              if (lease.isPresent()
-                  && !(servers.awaitHeldByEvery(a, lease.get().token(), Duration.ofMillis(500))
-                      && servers.awaitHeldByEvery(
-                          b, lease.get().token(), Duration.ofMillis(500)))) {
-                lease.get().release();
-                return Optional.empty();
-              }
-              return lease;
-            });
+              return Optional.of(redlock.acquire(List.of(a, b), Duration.ofSeconds(10)));
+            },
+            LeaseOnNodes.everyNode(servers, a, b));
     try (Lease lease = taken) {
       for (int i = 0; i < 5; i++) {
         servers.command(i, "SCRIPT", "FLUSH");

@@ -61,31 +61,14 @@ class RestartGuardIT {
         "a lease on " + resource, Duration.ofSeconds(20), () -> redlock.tryAcquire(resource, ttl));
   }
 
-  /**
-   * A lease that node 0 holds: granted by a majority, its request to node 0 may land after the
-   * decision, or never (a vote that timed out before it was written); then it is taken again.
-   */
+  /** A lease that node 0 holds (see {@link LeaseOnNodes}). */
   private Lease acquireHeldByNode0(Redlock redlock, String resource, Duration ttl)
       throws InterruptedException {
-    return Timing.awaitValue(
+    return LeaseOnNodes.take(
         "a lease on " + resource + " that node 0 holds",
         Duration.ofSeconds(20),
-        () -> {
-          Optional<Lease> taken = redlock.tryAcquire(resource, ttl);
-          if (taken.isEmpty()) {
-            return taken;
-          }
-          String token = taken.get().token();
-          long deadline = System.nanoTime() + Timing.scaled(Duration.ofMillis(500)).toNanos();
-          while (!token.equals(servers.command(0, "GET", resource))) {
-            if (System.nanoTime() - deadline > 0) {
-              taken.get().release();
-              return Optional.empty();
-            }
-            Thread.sleep(5);
-          }
-          return taken;
-        });
+        () -> redlock.tryAcquire(resource, ttl),
+        LeaseOnNodes.node(servers, 0, resource));
   }
 
   @Test

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -441,8 +442,25 @@ public final class RedisServers implements AutoCloseable {
    */
   public boolean awaitHeldByEvery(String key, String value, Duration atMost)
       throws InterruptedException {
+    return within(atMost, () -> holding(key, value) == size());
+  }
+
+  /**
+   * Waits until server {@code server} holds {@code value} under {@code key}, for at most
+   * {@code atMost} ({@link Timing#scaled scaled}); whether it did. As {@link
+   * #awaitHeldByEvery}, for a test that needs one server among those that granted.
+   *
+   * @throws InterruptedException if the waiting thread is interrupted
+   */
+  public boolean awaitHeldBy(int server, String key, String value, Duration atMost)
+      throws InterruptedException {
+    return within(atMost, () -> value.equals(command(server, "GET", key)));
+  }
+
+  private static boolean within(Duration atMost, BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Timing.scaled(atMost).toNanos();
-    while (holding(key, value) < size()) {
+    while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
         return false;
       }

@@ -128,6 +128,20 @@ class RedisServersIT {
   }
 
   @Test
+  void awaitHeldTellsWhetherTheServersHoldAValueInTime() throws Exception {
+    try (RedisServers redis = RedisServers.start(3)) {
+      redis.command(0, "SET", "k", "v");
+      redis.command(1, "SET", "k", "v");
+      redis.command(2, "SET", "k", "other");
+      assertThat(redis.awaitHeldBy(0, "k", "v", Duration.ofMillis(50))).isTrue();
+      assertThat(redis.awaitHeldBy(2, "k", "v", Duration.ofMillis(50))).isFalse();
+      assertThat(redis.awaitHeldByEvery("k", "v", Duration.ofMillis(50))).isFalse();
+      redis.command(2, "SET", "k", "v");
+      assertThat(redis.awaitHeldByEvery("k", "v", Duration.ofMillis(50))).isTrue();
+    }
+  }
+
+  @Test
   void serversAreIndependentMasters() {
     try (RedisServers redis = RedisServers.start(3)) {
       assertThat(redis.command(0, "SET", "k", "v0")).isEqualTo("OK");
