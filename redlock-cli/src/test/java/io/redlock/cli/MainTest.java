@@ -1,9 +1,11 @@
 package io.redlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,6 +37,31 @@ class MainTest {
           .as(String.join(" ", args))
           .containsExactly(all);
     }
+  }
+
+  @Test
+  void aOneShotRunStartsWithoutNettysPoolAndLettucesJfrEventsUnlessTheUserChose() {
+    for (String[] args :
+        new String[][] {{"exec", "r1", "true"}, {"status", "r1"}, {"init"}, {"doctor"}, {}}) {
+      Properties properties = new Properties();
+      Main.oneShotDefaults(args, properties);
+      assertThat(properties)
+          .as(String.join(" ", args))
+          .containsOnly(
+              entry("io.netty.allocator.type", "unpooled"), entry("io.lettuce.core.jfr", "false"));
+    }
+    for (String command : new String[] {"demo", "torture"}) {
+      Properties properties = new Properties();
+      Main.oneShotDefaults(new String[] {command}, properties);
+      assertThat(properties).as(command).isEmpty();
+    }
+    Properties chosen = new Properties();
+    chosen.setProperty("io.netty.allocator.type", "pooled");
+    chosen.setProperty("io.lettuce.core.jfr", "true");
+    Main.oneShotDefaults(new String[] {"exec", "r1", "true"}, chosen);
+    assertThat(chosen)
+        .containsOnly(
+            entry("io.netty.allocator.type", "pooled"), entry("io.lettuce.core.jfr", "true"));
   }
 
   @Test
