@@ -1,7 +1,9 @@
 package io.redlock.cli;
 
 import java.io.File;
+import java.io.FileInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -37,6 +39,9 @@ import java.util.Optional;
 final class CommandTree {
 
   private static final Path PROC = Path.of("/proc");
+
+  /** Larger than any {@code /proc/PID/stat} line (52 numeric fields and a 16-byte name). */
+  private static final int STAT_BUFFER = 2048;
 
   private final Process leader;
   private final long id;
@@ -120,6 +125,7 @@ final class CommandTree {
   }
 
   private void addFromProc(List<ProcessHandle> members) {
+    byte[] buffer = new byte[STAT_BUFFER];
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, "[0-9]*")) {
       for (Path entry : entries) {
         long pid;
@@ -131,20 +137,19 @@ final class CommandTree {
         if (pid == id) {
           continue;
         }
-        // The handle first: it fixes the process by its start time, so the stat read after
+        Path stat = entry.resolve("stat");
+        // Most processes are no members: one read each rules them out. A process outside
+        // the session cannot join it later (setsid() makes a session of its own, setpgid()
+        // joins a group of its own session), so only a reused pid could, and the next scan
+        // sees that.
+        if (!isMember(readStat(stat, buffer), id)) {
+          continue;
+        }
+        // Then the handle: it fixes the process by its start time, so the stat read after
         // it describes this process or a later one with the same pid (which the handle then
         // refuses to signal).
         Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-        if (handle.isEmpty()) {
-          continue;
-        }
-        String stat;
-        try {
-          stat = Files.readString(entry.resolve("stat"), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-          continue; // gone meanwhile
-        }
-        if (isMember(stat, id)) {
+        if (handle.isPresent() && isMember(readStat(stat, buffer), id)) {
           members.add(handle.get());
         }
       }
@@ -154,24 +159,58 @@ final class CommandTree {
   }
 
   /**
+   * The line of a {@code /proc/PID/stat} file, or an empty string if the process is gone. Read
+   * into the caller's buffer, with {@code java.io}: {@code Files.readString} opens a channel and
+   * sizes the file first, and a file of {@code /proc} has no size, so it allocates and copies
+   * for each of the hundreds of files a scan reads.
+   */
+  private static String readStat(Path stat, byte[] buffer) {
+    try (InputStream in = new FileInputStream(stat.toFile())) {
+      int length = in.readNBytes(buffer, 0, buffer.length);
+      if (length == buffer.length) {
+        return Files.readString(stat, StandardCharsets.UTF_8); // longer than any stat line
+      }
+      return new String(buffer, 0, length, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return ""; // gone meanwhile
+    }
+  }
+
+  /**
    * Whether a {@code /proc/PID/stat} line describes a live process of session or process
    * group {@code id}.
    */
   static boolean isMember(String stat, long id) {
-    // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses
+    // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses. Read field
+    // by field: a scan runs this for every process, most of it in the interpreter.
     int close = stat.lastIndexOf(')');
-    if (close < 0) {
+    if (close < 0 || close + 2 >= stat.length()) {
       return false;
     }
-    String[] fields = stat.substring(close + 1).trim().split(" ");
-    if (fields.length < 4) {
+    int state = close + 2;
+    char c = stat.charAt(state);
+    if (c == 'Z' || c == 'X' || c == 'x') {
       return false;
     }
-    String state = fields[0];
-    if (state.equals("Z") || state.equals("X") || state.equals("x")) {
+    int ppid = stat.indexOf(' ', state) + 1;
+    int pgrp = ppid == 0 ? -1 : stat.indexOf(' ', ppid) + 1;
+    int session = pgrp <= 0 ? -1 : stat.indexOf(' ', pgrp) + 1;
+    if (session <= 0) {
       return false;
     }
-    return Long.parseLong(fields[2]) == id || Long.parseLong(fields[3]) == id;
+    int end = stat.indexOf(' ', session);
+    if (end < 0) {
+      end = stat.strip().length(); // the last field
+    }
+    return field(stat, pgrp, session - 1) == id || field(stat, session, end) == id;
+  }
+
+  private static long field(String stat, int from, int to) {
+    try {
+      return Long.parseLong(stat, from, to, 10);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   private void addFromPs(List<ProcessHandle> members) {

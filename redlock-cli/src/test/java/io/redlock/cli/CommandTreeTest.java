@@ -24,6 +24,11 @@ class CommandTreeTest {
     assertThat(CommandTree.isMember("906 (a) b) 9 0) R 1 900 900 0", 900))
         .as("a name with parentheses and spaces")
         .isTrue();
+    assertThat(CommandTree.isMember("907 (sleep) S 1 1 900\n", 900)).as("last field").isTrue();
+    for (String broken : new String[] {"", "908 (sleep", "909 (x) S 1 900"}) {
+      assertThat(CommandTree.isMember(broken, 900)).as(broken).isFalse();
+    }
+    assertThat(CommandTree.isMember("911 (x) S 1 a 900 0", 900)).as("bad group").isTrue();
   }
 
   @Test
