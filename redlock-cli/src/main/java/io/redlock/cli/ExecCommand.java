@@ -194,6 +194,7 @@ final class ExecCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    WarmUp.await(); // before the libraries are touched: see WarmUp
     checkArguments();
     List<String> words = commandWords();
     ConnectionOptions.Settings settings = connection.resolve();

@@ -69,6 +69,9 @@ public final class Main implements Runnable {
 
   public static void main(String[] args) {
     oneShotDefaults(args, System.getProperties());
+    if (args.length > 0 && args[0].equals("exec")) {
+      WarmUp.begin();
+    }
     System.exit(commandLine(args).execute(args));
   }
 
