@@ -7,7 +7,7 @@ import org.slf4j.LoggerFactory;
  * The class initialization a one-shot {@code redlock exec} needs before it connects (SLF4J's
  * binding; Lettuce's client resources, with Netty's native transport and DNS resolver), begun
  * on a thread of its own while picocli builds the command line and parses the arguments on the
- * main thread. On two cores it takes about 30 ms off a run of {@code exec --no-wait} (see
+ * main thread. On two cores it takes 20 to 30 ms off a run of {@code exec --no-wait} (see
  * docs/performance.md, "The command line's fixed cost, and class-data sharing").
  *
  * <p>The main thread runs picocli and nothing of these libraries until {@link #await()}, which
