@@ -40,7 +40,7 @@ final class CommandTree {
 
   private static final Path PROC = Path.of("/proc");
 
-  /** Larger than any {@code /proc/PID/stat} line (52 numeric fields and a 16-byte name). */
+  /** Larger than any {@code /proc/PID/stat} line (52 numeric fields and a name of at most 64 bytes). */
   private static final int STAT_BUFFER = 2048;
 
   private final Process leader;
@@ -164,11 +164,13 @@ final class CommandTree {
    * sizes the file first, and a file of {@code /proc} has no size, so it allocates and copies
    * for each of the hundreds of files a scan reads.
    */
-  private static String readStat(Path stat, byte[] buffer) {
+  static String readStat(Path stat, byte[] buffer) {
     try (InputStream in = new FileInputStream(stat.toFile())) {
       int length = in.readNBytes(buffer, 0, buffer.length);
       if (length == buffer.length) {
-        return Files.readString(stat, StandardCharsets.UTF_8); // longer than any stat line
+        // longer than any stat line; decoded the same way (a name cut inside a character by
+        // the kernel is not valid UTF-8: replaced, not an error)
+        return new String(Files.readAllBytes(stat), StandardCharsets.UTF_8);
       }
       return new String(buffer, 0, length, StandardCharsets.UTF_8);
     } catch (IOException e) {
@@ -200,7 +202,7 @@ final class CommandTree {
     }
     int end = stat.indexOf(' ', session);
     if (end < 0) {
-      end = stat.strip().length(); // the last field
+      end = stat.stripTrailing().length(); // the last field
     }
     return field(stat, pgrp, session - 1) == id || field(stat, session, end) == id;
   }

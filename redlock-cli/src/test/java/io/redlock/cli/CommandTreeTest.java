@@ -2,6 +2,7 @@ package io.redlock.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -29,6 +30,30 @@ class CommandTreeTest {
       assertThat(CommandTree.isMember(broken, 900)).as(broken).isFalse();
     }
     assertThat(CommandTree.isMember("911 (x) S 1 a 900 0", 900)).as("bad group").isTrue();
+  }
+
+  @Test
+  void aStatLineIsReadWhateverItsNameAndLength(@TempDir Path dir) throws Exception {
+    // The kernel cuts a name at 15 bytes, perhaps inside a character: not valid UTF-8.
+    byte[] name = {(byte) 0xe2, (byte) 0x82};
+    Path stat = dir.resolve("stat");
+    Files.write(
+        stat, concat("42 (".getBytes(StandardCharsets.US_ASCII), name, ") S 1 900 900 0\n"));
+    for (int size : new int[] {2048, 8}) { // 8: longer than the buffer
+      String line = CommandTree.readStat(stat, new byte[size]);
+      assertThat(line).as("buffer %d", size).endsWith(") S 1 900 900 0\n");
+      assertThat(CommandTree.isMember(line, 900)).as("buffer %d", size).isTrue();
+    }
+    assertThat(CommandTree.readStat(dir.resolve("gone"), new byte[2048])).isEmpty();
+  }
+
+  private static byte[] concat(byte[] first, byte[] second, String rest) {
+    byte[] tail = rest.getBytes(StandardCharsets.US_ASCII);
+    byte[] all = new byte[first.length + second.length + tail.length];
+    System.arraycopy(first, 0, all, 0, first.length);
+    System.arraycopy(second, 0, all, first.length, second.length);
+    System.arraycopy(tail, 0, all, first.length + second.length, tail.length);
+    return all;
   }
 
   @Test
