@@ -33,7 +33,9 @@ final class CliTiming {
   private static Map<String, String> milestones() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put("io.redlock.cli.Main", "JVM start to the main class");
-    m.put("io.redlock.Redlock", "command line parsed, configuration built");
+    // Not io.redlock.Redlock: picocli's reflection over exec's fields loads that one while it
+    // builds the command line. Connector is first loaded when Redlock.create runs.
+    m.put("io.redlock.Connector", "command line parsed, warm-up awaited, configuration built");
     m.put("io.redlock.internal.LockEngine", "Lettuce and Netty started, every node connected");
     m.put("io.redlock.internal.Acquisition", "the restart guard's first probe of every node");
     return m;
