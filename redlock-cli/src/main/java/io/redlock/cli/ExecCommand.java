@@ -235,6 +235,7 @@ final class ExecCommand implements Callable<Integer> {
     try {
       try {
         redlock = Redlock.create(config);
+        LauncherArchive.connected();
       } catch (RedlockConfigException e) {
         return fail(ExitCodes.FAILURE, "cannot use the nodes: " + e.getMessage());
       }

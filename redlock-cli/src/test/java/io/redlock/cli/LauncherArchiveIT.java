@@ -82,6 +82,31 @@ class LauncherArchiveIT {
   }
 
   @Test
+  void theArchiveOfARunThatNeverConnectedIsThrownAwayAndALaterExecWritesAnother() throws Exception {
+    assertThat(exitOf(launch(Map.of(), "exec", "--help"))).isZero();
+    List<Path> help = files(".tmp");
+    assertThat(help).as("written, not marked").hasSize(1);
+    assertThat(files(".connected")).isEmpty();
+
+    assertThat(exitOf(launch(Map.of(), "exec", "--no-such-option", "r", "true")))
+        .isEqualTo(ExitCodes.USAGE);
+    assertThat(help.get(0)).as("thrown away by the next run").doesNotExist();
+    assertThat(files(".tmp")).as("the bad run's own, not marked").hasSize(1);
+    assertThat(files(".connected")).isEmpty();
+
+    assertThat(exec(Map.of(), "arch-4")).isZero();
+    assertThat(files(".jsa")).as("neither kept").isEmpty();
+    assertThat(files(".tmp")).as("this run's own").hasSize(1);
+    assertThat(files(".connected")).as("this run connected").hasSize(1);
+
+    assertThat(exec(Map.of(), "arch-4")).isZero();
+    assertThat(files(".jsa")).hasSize(1);
+    assertThat(files(".tmp")).isEmpty();
+    assertThat(files(".connected")).isEmpty();
+    assertThat(exec(Map.of("JAVA_TOOL_OPTIONS", "-Xshare:on"), "arch-4")).isZero();
+  }
+
+  @Test
   void aTruncatedArchiveLeftByADeadRunIsThrownAwayNotMapped() throws Exception {
     assertThat(exec(Map.of(), "arch-2")).isZero();
     Path written = files(".tmp").get(0);
@@ -90,11 +115,16 @@ class LauncherArchiveIT {
     Path truncated = archives.resolve(base + "." + deadPid() + ".tmp");
     byte[] bytes = Files.readAllBytes(written);
     Files.write(truncated, Arrays.copyOf(bytes, bytes.length / 4));
+    // marked as a run that connected: only the check in a JVM of its own can tell
+    Files.move(
+        archives.resolve(name + ".connected"),
+        archives.resolve(truncated.getFileName() + ".connected"));
     Files.delete(written);
 
     assertThat(exec(Map.of(), "arch-2")).as("a run after the dead one").isZero();
     assertThat(truncated).doesNotExist();
     assertThat(files(".jsa")).isEmpty();
+    assertThat(files(".tmp")).as("the later run's own").hasSize(1);
   }
 
   @Test
@@ -135,9 +165,15 @@ class LauncherArchiveIT {
   }
 
   private Process start(Map<String, String> env, String resource) throws IOException {
+    return launch(env, "exec", "--no-wait", resource, "true");
+  }
+
+  private Process launch(Map<String, String> env, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(root.resolve("redlock").toString());
+    command.addAll(List.of(args));
     ProcessBuilder builder =
-        new ProcessBuilder(
-                root.resolve("redlock").toString(), "exec", "--no-wait", resource, "true")
+        new ProcessBuilder(command)
             .directory(root.toFile())
             .redirectOutput(ProcessBuilder.Redirect.INHERIT)
             .redirectError(ProcessBuilder.Redirect.INHERIT);
