@@ -40,7 +40,7 @@ final class CommandTree {
 
   private static final Path PROC = Path.of("/proc");
 
-  /** Larger than any {@code /proc/PID/stat} line (52 numeric fields and a name of at most 64 bytes). */
+  /** Larger than any {@code /proc/PID/stat} line: 52 numeric fields, a name of 64 bytes at most. */
   private static final int STAT_BUFFER = 2048;
 
   private final Process leader;

@@ -11,8 +11,8 @@ import java.nio.file.Path;
  * only if {@code FILE.connected} exists by the next run. An {@code exec} marks it once its
  * Redis client is up (every node connected or tried); a run that stopped before ({@code
  * --help}, bad arguments, a bad configuration) loaded too few of the classes that matter, and
- * its archive is thrown away, so that a later run writes a useful one. Without the property (not started by the launcher, or an
- * archive already in place) this does nothing.
+ * its archive is thrown away, so that a later run writes a useful one. Without the property
+ * (not started by the launcher, or an archive already in place) this does nothing.
  */
 final class LauncherArchive {
 

@@ -87,9 +87,9 @@ public final class Main implements Runnable {
    * allocation; event classes generated and registered on first use, on the calling thread and
    * on the event loops) than they save in the run. Measured on three local nodes, {@code
    * redlock exec --no-wait r1 true}: about 0.1 s of wall time and 0.15 s of CPU less (see
-   * docs/performance.md, "The command line's fixed cost, and class-data sharing"). A property already set, on the
-   * command line or in {@code JAVA_TOOL_OPTIONS}, is kept. Must run before any Netty or Lettuce
-   * class is initialized: both read these once.
+   * docs/performance.md, "The command line's fixed cost, and class-data sharing"). A property
+   * already set, on the command line or in {@code JAVA_TOOL_OPTIONS}, is kept. Must run before
+   * any Netty or Lettuce class is initialized: both read these once.
    */
   static void oneShotDefaults(String[] args, Properties properties) {
     if (args.length > 0 && LONG_RUNNING.contains(args[0])) {
