@@ -50,12 +50,19 @@ final class RoundScripts {
     return encoded;
   }
 
+  /**
+   * The script's place in {@link #SCRIPTS}, found by identity: every round script is one of
+   * {@link Script}'s constants. Not {@code indexOf}: a record's {@code equals} compares every
+   * field, on every command, and its first call links a method handle (about 20 ms of a cold
+   * start, on an event loop while the first connections load their scripts).
+   */
   private static int index(Script script) {
-    int index = SCRIPTS.indexOf(script);
-    if (index < 0) {
-      throw new IllegalArgumentException("not a round script: " + script.name());
+    for (int i = 0; i < SCRIPTS.size(); i++) {
+      if (SCRIPTS.get(i) == script) {
+        return i;
+      }
     }
-    return index;
+    throw new IllegalArgumentException("not a round script: " + script.name());
   }
 
   /**
