@@ -32,9 +32,10 @@ public final class Fencing {
 
   /** The counter keys of {@code resources}, in their order. */
   static List<String> counterKeys(String keyPrefix, List<String> resources) {
+    String counters = keyPrefix.concat(COUNTER_KEYS);
     List<String> keys = new ArrayList<>(resources.size());
     for (String resource : resources) {
-      keys.add(keyPrefix + COUNTER_KEYS + resource);
+      keys.add(counters.concat(resource)); // one exact-sized copy per acquisition's key
     }
     return List.copyOf(keys);
   }
