@@ -255,9 +255,9 @@ final class LettuceNodeClient implements NodeClient {
                 clock,
                 (texts, time) ->
                     new NodeInfo(
-                        field(texts[0], "run_id"),
-                        field(texts[1], "role"),
-                        Long.parseLong(field(texts[0], "uptime_in_seconds")),
+                        InfoReplies.field(texts[0], "run_id"),
+                        InfoReplies.field(texts[1], "role"),
+                        Long.parseLong(InfoReplies.field(texts[0], "uptime_in_seconds")),
                         Long.parseLong(time.get(0)) * 1_000_000L + Long.parseLong(time.get(1)),
                         null,
                         null,
@@ -288,11 +288,11 @@ final class LettuceNodeClient implements NodeClient {
     CompletableFuture<String> persistence = optional(commands.info("persistence"));
     CompletableFuture<java.util.Map<String, String>> fsync = configGet(commands, "appendfsync");
     CompletableFuture<NodeInfo.Memory> memory =
-        optional(commands.info("memory")).thenApply(LettuceNodeClient::memory);
+        optional(commands.info("memory")).thenApply(InfoReplies::memory);
     CompletableFuture<Long> evicted =
-        optional(commands.info("stats")).thenApply(LettuceNodeClient::evictedKeys);
+        optional(commands.info("stats")).thenApply(InfoReplies::evictedKeys);
     CompletableFuture<NodeInfo.Persistence> persisted =
-        persistence.thenCombine(fsync, LettuceNodeClient::persistence);
+        persistence.thenCombine(fsync, InfoReplies::persistence);
     // The optional parts never fail (a refusal leaves them null): one NodeInfo once all are in.
     return CompletableFuture.allOf(marker, persisted, memory, evicted)
         .thenCombine(
@@ -308,36 +308,6 @@ final class LettuceNodeClient implements NodeClient {
                     memory.join(),
                     info.version(),
                     evicted.join()));
-  }
-
-  /** The memory limit and policy from {@code INFO memory}, or {@code null} if not known. */
-  static NodeInfo.Memory memory(String info) {
-    if (info == null) {
-      return null;
-    }
-    String maxmemory = optionalField(info, "maxmemory");
-    String policy = optionalField(info, "maxmemory_policy");
-    if (maxmemory == null || policy == null) {
-      return null;
-    }
-    try {
-      return new NodeInfo.Memory(Long.parseLong(maxmemory), policy);
-    } catch (NumberFormatException e) {
-      return null;
-    }
-  }
-
-  /** {@code evicted_keys} from {@code INFO stats}, or -1 if not known. */
-  static long evictedKeys(String info) {
-    String evicted = info == null ? null : optionalField(info, "evicted_keys");
-    if (evicted == null) {
-      return -1;
-    }
-    try {
-      return Long.parseLong(evicted);
-    } catch (NumberFormatException e) {
-      return -1;
-    }
   }
 
   private CompletableFuture<java.util.Map<String, String>> configGet(
@@ -359,45 +329,6 @@ final class LettuceNodeClient implements NodeClient {
 
   private static <T> CompletableFuture<T> optional(CompletionStage<T> reply) {
     return reply.toCompletableFuture().handle((value, error) -> error == null ? value : null);
-  }
-
-  /**
-   * How the node persists writes, or {@code null} if not known. A rewrite is seen by
-   * {@code aof_rewrites} (Redis 7) or {@code aof_last_rewrite_time_sec} (-1 until this
-   * process finished one), and by a rewrite in progress or scheduled.
-   */
-  static NodeInfo.Persistence persistence(String info, java.util.Map<String, String> fsync) {
-    if (info == null || fsync == null || fsync.get("appendfsync") == null) {
-      return null;
-    }
-    String enabled = optionalField(info, "aof_enabled");
-    String inProgress = optionalField(info, "aof_rewrite_in_progress");
-    String scheduled = optionalField(info, "aof_rewrite_scheduled");
-    String lastRewrite = optionalField(info, "aof_last_rewrite_time_sec");
-    String rewrites = optionalField(info, "aof_rewrites");
-    String lastWrite = optionalField(info, "aof_last_write_status");
-    if (enabled == null
-        || inProgress == null
-        || scheduled == null
-        || lastRewrite == null
-        || lastWrite == null) {
-      return null;
-    }
-    boolean rewritten =
-        !"0".equals(inProgress)
-            || !"0".equals(scheduled)
-            || !"-1".equals(lastRewrite)
-            || (rewrites != null && !"0".equals(rewrites));
-    return new NodeInfo.Persistence(
-        "1".equals(enabled), fsync.get("appendfsync"), rewritten, "ok".equals(lastWrite));
-  }
-
-  private static String optionalField(String info, String field) {
-    try {
-      return field(info, field);
-    } catch (IllegalStateException e) {
-      return null;
-    }
   }
 
   @Override
@@ -613,17 +544,6 @@ final class LettuceNodeClient implements NodeClient {
       escaped.append(c);
     }
     return escaped.toString();
-  }
-
-  /** The value of {@code name:value} in an {@code INFO} reply. */
-  static String field(String info, String field) {
-    String prefix = field + ":";
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith(prefix)) {
-        return line.substring(prefix.length()).trim();
-      }
-    }
-    throw new IllegalStateException("INFO reply has no " + field);
   }
 
   @Override

@@ -124,7 +124,7 @@ class LettuceNodeContractIT extends NodeClientContract {
     String counter = "contract:fence:checked";
     servers.command(0, "SET", counter, "7");
     String runId = node.info().toCompletableFuture().get(10, TimeUnit.SECONDS).runId();
-    long evicted = LettuceNodeClient.evictedKeys(servers.command(0, "INFO", "stats").toString());
+    long evicted = InfoReplies.evictedKeys(servers.command(0, "INFO", "stats").toString());
     String admitted =
         "redlock-node/2 run="
             + runId
