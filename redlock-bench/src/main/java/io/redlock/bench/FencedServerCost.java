@@ -24,8 +24,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * figure includes the time of the commands it runs), and the servers' CPU time from {@code
  * /proc}. A profile, not a benchmark of record: run it alone on a quiet machine.
  *
+ * <p>With a client's name as the second argument ({@code redlock} or {@code redlock-fenced}),
+ * only that client runs: a profiler attached to the JVM then sees one path alone.
+ *
  * <pre>{@code
- * java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.FencedServerCost [window-seconds]
+ * java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.FencedServerCost \
+ *     [window-seconds [client]]
  * }</pre>
  */
 final class FencedServerCost {
@@ -36,6 +40,17 @@ final class FencedServerCost {
 
   public static void main(String[] args) throws Exception {
     Duration window = Duration.ofSeconds(args.length > 0 ? Long.parseLong(args[0]) : 10);
+    String only = args.length > 1 ? args[1] : null;
+    if (only != null && !only.equals(Results.OURS) && !only.equals(LoadHarness.REDLOCK_FENCED)) {
+      throw new IllegalArgumentException(
+          "client: expected "
+              + Results.OURS
+              + " or "
+              + LoadHarness.REDLOCK_FENCED
+              + ", got '"
+              + only
+              + "'");
+    }
     try (RedisServers servers = RedisServers.start(5)) {
       if (!Redlock.init(config(servers, false), true).complete()) {
         throw new IllegalStateException("could not declare the servers fresh");
@@ -43,6 +58,9 @@ final class FencedServerCost {
       Map<String, RedlockConfig> clients = new LinkedHashMap<>();
       clients.put(Results.OURS, config(servers, false));
       clients.put(LoadHarness.REDLOCK_FENCED, config(servers, true));
+      if (only != null) {
+        clients.keySet().retainAll(List.of(only));
+      }
       for (Map.Entry<String, RedlockConfig> client : clients.entrySet()) {
         try (Redlock redlock = Redlock.create(client.getValue())) {
           System.out.print(profile(client.getKey(), redlock, servers, window));
@@ -87,13 +105,16 @@ final class FencedServerCost {
       workers.add(worker);
     }
     Thread.sleep(WARMUP.toMillis());
+    CpuMeter meter = new CpuMeter(List.of());
     List<Map<String, double[]>> before = sample(servers);
     double cpuBefore = serverCpu(servers);
+    double[] clientBefore = meter.sample();
     long cyclesBefore = cycles.get();
     long failuresBefore = failures.get();
     Thread.sleep(window.toMillis());
     List<Map<String, double[]>> after = sample(servers);
     double cpuAfter = serverCpu(servers);
+    double[] clientAfter = meter.sample();
     long done = cycles.get() - cyclesBefore;
     long failed = failures.get() - failuresBefore;
     stop.set(true);
@@ -115,14 +136,18 @@ final class FencedServerCost {
         String.format(
             Locale.ROOT,
             "%n%s: %d threads, %d cycles in %ds (%.0f a second), %d failed; server CPU per"
-                + " cycle, five nodes: %.1f µs%n%n",
+                + " cycle, five nodes: %.1f µs; client CPU per cycle without the JIT compiler"
+                + " threads: %.1f µs%n%n",
             name,
             THREADS,
             done,
             window.toSeconds(),
             done / (double) window.toSeconds(),
             failed,
-            (cpuAfter - cpuBefore) / 1e3 / done));
+            (cpuAfter - cpuBefore) / 1e3 / done,
+            ((clientAfter[0] - clientBefore[0]) - (clientAfter[2] - clientBefore[2]))
+                / 1e3
+                / done));
     md.append("| Command | Calls per cycle | µs per cycle |\n| --- | ---: | ---: |\n");
     for (Map.Entry<String, double[]> e : perCycle.entrySet()) {
       if (e.getValue()[0] >= 0.01) {
