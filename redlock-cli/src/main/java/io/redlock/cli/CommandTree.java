@@ -28,7 +28,9 @@ import java.util.Optional;
  * <p>Members are found in {@code /proc} (session and process group of each process) on
  * Linux, and with {@code ps -A -o pid=,pgid=,stat=} (process group only) elsewhere. A process
  * that has exited but not been reaped (a zombie, state {@code Z}) is no member: it runs no
- * code and holds no file. The command itself is our child and is reaped by the JDK.
+ * code and holds no file. A process whose main thread alone exited shows the same state, and is
+ * a member while another of its threads lives. The command itself is our child and is reaped
+ * by the JDK (the JDK sees it alive until its last thread exits).
  *
  * <p>Signals go to each member through {@link ProcessHandle}, which remembers the start time
  * of the process it names: a pid reused by an unrelated process after the scan is not
@@ -137,25 +139,33 @@ final class CommandTree {
         if (pid == id) {
           continue;
         }
-        Path stat = entry.resolve("stat");
         // Most processes are no members: one read each rules them out. A process outside
         // the session cannot join it later (setsid() makes a session of its own, setpgid()
         // joins a group of its own session), so only a reused pid could, and the next scan
         // sees that.
-        if (!isMember(readStat(stat, buffer), id)) {
+        if (!runsInTree(entry, buffer)) {
           continue;
         }
         // Then the handle: it fixes the process by its start time, so the stat read after
         // it describes this process or a later one with the same pid (which the handle then
         // refuses to signal).
         Optional<ProcessHandle> handle = ProcessHandle.of(pid);
-        if (handle.isPresent() && isMember(readStat(stat, buffer), id)) {
+        if (handle.isPresent() && runsInTree(entry, buffer)) {
           members.add(handle.get());
         }
       }
     } catch (IOException e) {
       throw new IllegalStateException("cannot list /proc: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Whether the process at {@code /proc/PID} belongs to the tree and runs code: a live member,
+   * or one whose main thread alone exited while another thread lives.
+   */
+  private boolean runsInTree(Path process, byte[] buffer) {
+    String line = readStat(process.resolve("stat"), buffer);
+    return isMember(line, id) || (isExitedLeader(line, id) && hasLiveThread(process, buffer));
   }
 
   /**
@@ -183,6 +193,56 @@ final class CommandTree {
    * group {@code id}.
    */
   static boolean isMember(String stat, long id) {
+    char state = state(stat);
+    return state != 0 && !exited(state) && inTree(stat, id);
+  }
+
+  /**
+   * Whether a {@code /proc/PID/stat} line describes a process of session or process group
+   * {@code id} whose main thread exited ({@code Z}): its other threads, if any, still run
+   * code (a program may end its main thread with {@code pthread_exit}), so it is a member
+   * while one of them lives (see {@link #hasLiveThread}).
+   */
+  static boolean isExitedLeader(String stat, long id) {
+    return state(stat) == 'Z' && inTree(stat, id);
+  }
+
+  /**
+   * Whether a thread of the process at {@code /proc/PID} other than its main thread has not
+   * exited, from {@code task/TID/stat}. False when the folder cannot be read (the process is
+   * gone).
+   */
+  static boolean hasLiveThread(Path process, byte[] buffer) {
+    String main = process.getFileName().toString();
+    try (DirectoryStream<Path> tasks =
+        Files.newDirectoryStream(process.resolve("task"), "[0-9]*")) {
+      for (Path task : tasks) {
+        if (!task.getFileName().toString().equals(main)) {
+          char state = state(readStat(task.resolve("stat"), buffer));
+          if (state != 0 && !exited(state)) {
+            return true;
+          }
+        }
+      }
+    } catch (IOException e) {
+      return false; // gone meanwhile
+    }
+    return false;
+  }
+
+  private static boolean exited(char state) {
+    return state == 'Z' || state == 'X' || state == 'x';
+  }
+
+  /** The state letter of a stat line, or 0 if it has none. */
+  private static char state(String stat) {
+    // pid (comm) state ...; comm may hold spaces and parentheses
+    int close = stat.lastIndexOf(')');
+    return close < 0 || close + 2 >= stat.length() ? 0 : stat.charAt(close + 2);
+  }
+
+  /** Whether the stat line's process group or session is {@code id}, whatever its state. */
+  private static boolean inTree(String stat, long id) {
     // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses. Read field
     // by field: a scan runs this for every process, most of it in the interpreter.
     int close = stat.lastIndexOf(')');
@@ -190,10 +250,6 @@ final class CommandTree {
       return false;
     }
     int state = close + 2;
-    char c = stat.charAt(state);
-    if (c == 'Z' || c == 'X' || c == 'x') {
-      return false;
-    }
     int ppid = stat.indexOf(' ', state) + 1;
     int pgrp = ppid == 0 ? -1 : stat.indexOf(' ', ppid) + 1;
     int session = pgrp <= 0 ? -1 : stat.indexOf(' ', pgrp) + 1;

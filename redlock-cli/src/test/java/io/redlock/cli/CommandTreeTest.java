@@ -57,6 +57,38 @@ class CommandTreeTest {
   }
 
   @Test
+  void aProcessWhoseMainThreadAloneExitedIsAMemberWhileAnotherThreadLives(@TempDir Path proc)
+      throws Exception {
+    // A program that ends its main thread with pthread_exit: /proc/PID/stat shows Z, the
+    // other threads (task/TID/stat) run on.
+    String leader = "920 (worker) Z 1 900 900 0 -1\n";
+    assertThat(CommandTree.isMember(leader, 900)).isFalse();
+    assertThat(CommandTree.isExitedLeader(leader, 900)).isTrue();
+    assertThat(CommandTree.isExitedLeader("921 (worker) Z 1 921 921 0 -1", 900))
+        .as("outside the session")
+        .isFalse();
+    assertThat(CommandTree.isExitedLeader("922 (worker) S 1 900 900 0 -1", 900))
+        .as("its main thread runs")
+        .isFalse();
+
+    Path process = proc.resolve("920");
+    byte[] buffer = new byte[2048];
+    task(process, "920", leader);
+    task(process, "923", "923 (worker) S 1 900 900 0 -1\n");
+    assertThat(CommandTree.hasLiveThread(process, buffer)).as("a thread sleeps").isTrue();
+    task(process, "923", "923 (worker) Z 1 900 900 0 -1\n");
+    assertThat(CommandTree.hasLiveThread(process, buffer)).as("every thread exited").isFalse();
+    task(process, "924", "924 (worker) R 1 900 900 0 -1\n");
+    assertThat(CommandTree.hasLiveThread(process, buffer)).as("another one runs").isTrue();
+    assertThat(CommandTree.hasLiveThread(proc.resolve("925"), buffer)).as("gone").isFalse();
+  }
+
+  private static void task(Path process, String tid, String stat) throws Exception {
+    Path folder = Files.createDirectories(process.resolve("task").resolve(tid));
+    Files.writeString(folder.resolve("stat"), stat);
+  }
+
+  @Test
   void psOutputGivesTheLiveMembersOfTheGroup() {
     String ps = "    1     1 Ss\n  900   900 Ss\n  901   900 S+\n  902   900 Z\n  903   903 S\n";
     assertThat(CommandTree.membersInPs(ps, 900)).containsExactly(900L, 901L);

@@ -2,6 +2,7 @@ package io.redlock.cli;
 
 import static io.redlock.cli.RedlockProcess.exitOf;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -147,6 +149,51 @@ class ExecTreeIT {
     Files.writeString(go, "");
     assertThat(exitOf(exec)).isZero();
     assertFree("tree-bg");
+  }
+
+  @Test
+  void aProcessWhoseMainThreadExitedKeepsTheLockWhileItsOtherThreadRuns() throws Exception {
+    // A program may end its main thread with pthread_exit and go on in another: /proc shows
+    // the process as a zombie (Z) while that thread runs. python3 with ctypes makes one.
+    Optional<Path> python = CommandTree.findExecutable("python3", System.getenv("PATH"));
+    assumeTrue(python.isPresent(), "python3 on PATH makes the program");
+    Path program = dir.resolve("main-exits.py");
+    Files.writeString(
+        program,
+        String.join(
+            "\n",
+            "import ctypes, os, sys, threading, time",
+            "def worker():",
+            "    while not os.path.exists(sys.argv[1]):",
+            "        time.sleep(0.05)",
+            "    os._exit(0)",
+            "threading.Thread(target=worker).start()",
+            "with open(sys.argv[2], 'w') as f:",
+            "    f.write(str(os.getpid()))",
+            "ctypes.CDLL(None).pthread_exit(None)",
+            ""));
+    Path go = dir.resolve("go");
+    Path started = dir.resolve("started");
+    String script =
+        "'" + python.get() + "' '" + program + "' '" + go + "' '" + started + "' & exit 0";
+    Process exec = redlock("exec", "tree-thread", "--", "sh", "-c", script);
+    Timing.await("the program to start", WAIT, () -> hasText(started));
+    long pid = Long.parseLong(Files.readString(started).trim());
+    try {
+      Timing.await("the program's main thread to exit", WAIT, () -> ended(pid));
+
+      // Its main thread is gone, another thread runs: the lock is still held.
+      StringWriter status = new StringWriter();
+      assertThat(run(status, "status", "--nodes", nodes, "tree-thread")).isEqualTo(ExitCodes.OK);
+      assertThat(status.toString()).contains("verdict: held");
+      assertThat(exec.isAlive()).isTrue();
+
+      Files.writeString(go, "");
+      assertThat(exitOf(exec)).isZero();
+      assertFree("tree-thread");
+    } finally {
+      ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    }
   }
 
   @Test
