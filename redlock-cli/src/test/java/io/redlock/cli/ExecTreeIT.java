@@ -141,14 +141,7 @@ class ExecTreeIT {
     Timing.await("the script to exit", WAIT, () -> ended(leaderPid));
 
     // The script is gone, its job runs: the lock is still held.
-    StringWriter status = new StringWriter();
-    assertThat(run(status, "status", "--nodes", nodes, "tree-bg")).isEqualTo(ExitCodes.OK);
-    assertThat(status.toString()).contains("verdict: held");
-    assertThat(exec.isAlive()).isTrue();
-
-    Files.writeString(go, "");
-    assertThat(exitOf(exec)).isZero();
-    assertFree("tree-bg");
+    assertHeldUntilGo(exec, "tree-bg", go);
   }
 
   @Test
@@ -183,14 +176,7 @@ class ExecTreeIT {
       Timing.await("the program's main thread to exit", WAIT, () -> ended(pid));
 
       // Its main thread is gone, another thread runs: the lock is still held.
-      StringWriter status = new StringWriter();
-      assertThat(run(status, "status", "--nodes", nodes, "tree-thread")).isEqualTo(ExitCodes.OK);
-      assertThat(status.toString()).contains("verdict: held");
-      assertThat(exec.isAlive()).isTrue();
-
-      Files.writeString(go, "");
-      assertThat(exitOf(exec)).isZero();
-      assertFree("tree-thread");
+      assertHeldUntilGo(exec, "tree-thread", go);
     } finally {
       ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
     }
@@ -228,6 +214,21 @@ class ExecTreeIT {
   }
 
   // --- helpers ---
+
+  /**
+   * The lock on {@code resource} is held and {@code exec} runs; once {@code go} exists, exec
+   * exits 0 and every node is free of it.
+   */
+  private static void assertHeldUntilGo(Process exec, String resource, Path go) throws Exception {
+    StringWriter status = new StringWriter();
+    assertThat(run(status, "status", "--nodes", nodes, resource)).isEqualTo(ExitCodes.OK);
+    assertThat(status.toString()).contains("verdict: held");
+    assertThat(exec.isAlive()).isTrue();
+
+    Files.writeString(go, "");
+    assertThat(exitOf(exec)).isZero();
+    assertFree(resource);
+  }
 
   private static int run(StringWriter out, String... args) {
     StringWriter err = new StringWriter();
