@@ -31,6 +31,7 @@ class FencedRowIT {
 
   @TempDir Path dir;
   private RedisServers servers;
+  private String jdbcUrl;
   private final List<Holder> holders = new ArrayList<>();
 
   /** One {@link FencedRowExample} process, driven through its standard streams. */
@@ -64,10 +65,22 @@ class FencedRowIT {
   }
 
   @AfterEach
-  void stop() {
+  void stop() throws Exception {
     for (Holder holder : holders) {
       signal("-CONT", holder.process.pid());
       holder.process.destroyForcibly();
+    }
+    for (Holder holder : holders) {
+      holder.process.waitFor(30, TimeUnit.SECONDS);
+    }
+    if (jdbcUrl != null) {
+      // This JVM opened the file first and serves it (AUTO_SERVER): the database stays open
+      // while the killed holders' sessions wind down on its threads, and its lock file's
+      // watchdog writes the file again if it is deleted. Closed now, before @TempDir deletes
+      // the folder; else the watchdog can put a file back in the middle of the deletion.
+      try (Connection db = DriverManager.getConnection(jdbcUrl)) {
+        db.createStatement().execute("SHUTDOWN");
+      }
     }
     if (servers != null) {
       servers.close();
@@ -106,7 +119,7 @@ class FencedRowIT {
   @Test
   void theRowRefusesTheWriteOfAHolderPausedPastItsLease() throws Exception {
     servers = RedisServers.startFresh(3);
-    String jdbcUrl = "jdbc:h2:" + dir.resolve("invoices") + ";AUTO_SERVER=TRUE";
+    jdbcUrl = "jdbc:h2:" + dir.resolve("invoices") + ";AUTO_SERVER=TRUE";
     FencedRowExample.createTable(jdbcUrl);
     // The first process to open the file serves it to the others: this one, which is never
     // stopped, rather than a holder.
