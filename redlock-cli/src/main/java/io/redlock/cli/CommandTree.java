@@ -165,7 +165,12 @@ final class CommandTree {
    */
   private boolean runsInTree(Path process, byte[] buffer) {
     String line = readStat(process.resolve("stat"), buffer);
-    return isMember(line, id) || (isExitedLeader(line, id) && hasLiveThread(process, buffer));
+    int state = stateAt(line);
+    if (state < 0 || !inTree(line, state, id)) {
+      return false; // most processes: one parse of one read
+    }
+    char c = line.charAt(state);
+    return !exited(c) || (c == 'Z' && hasLiveThread(process, buffer));
   }
 
   /**
@@ -193,8 +198,8 @@ final class CommandTree {
    * group {@code id}.
    */
   static boolean isMember(String stat, long id) {
-    char state = state(stat);
-    return state != 0 && !exited(state) && inTree(stat, id);
+    int state = stateAt(stat);
+    return state >= 0 && !exited(stat.charAt(state)) && inTree(stat, state, id);
   }
 
   /**
@@ -204,7 +209,8 @@ final class CommandTree {
    * while one of them lives (see {@link #hasLiveThread}).
    */
   static boolean isExitedLeader(String stat, long id) {
-    return state(stat) == 'Z' && inTree(stat, id);
+    int state = stateAt(stat);
+    return state >= 0 && stat.charAt(state) == 'Z' && inTree(stat, state, id);
   }
 
   /**
@@ -218,8 +224,9 @@ final class CommandTree {
         Files.newDirectoryStream(process.resolve("task"), "[0-9]*")) {
       for (Path task : tasks) {
         if (!task.getFileName().toString().equals(main)) {
-          char state = state(readStat(task.resolve("stat"), buffer));
-          if (state != 0 && !exited(state)) {
+          String line = readStat(task.resolve("stat"), buffer);
+          int state = stateAt(line);
+          if (state >= 0 && !exited(line.charAt(state))) {
             return true;
           }
         }
@@ -234,22 +241,22 @@ final class CommandTree {
     return state == 'Z' || state == 'X' || state == 'x';
   }
 
-  /** The state letter of a stat line, or 0 if it has none. */
-  private static char state(String stat) {
-    // pid (comm) state ...; comm may hold spaces and parentheses
+  /**
+   * Where the state letter of a stat line is, or -1 if it has none: {@code pid (comm) state
+   * ...}, and comm may hold spaces and parentheses.
+   */
+  private static int stateAt(String stat) {
     int close = stat.lastIndexOf(')');
-    return close < 0 || close + 2 >= stat.length() ? 0 : stat.charAt(close + 2);
+    return close < 0 || close + 2 >= stat.length() ? -1 : close + 2;
   }
 
-  /** Whether the stat line's process group or session is {@code id}, whatever its state. */
-  private static boolean inTree(String stat, long id) {
-    // pid (comm) state ppid pgrp session ...; comm may hold spaces and parentheses. Read field
-    // by field: a scan runs this for every process, most of it in the interpreter.
-    int close = stat.lastIndexOf(')');
-    if (close < 0 || close + 2 >= stat.length()) {
-      return false;
-    }
-    int state = close + 2;
+  /**
+   * Whether the stat line's process group or session is {@code id}, whatever its state (at
+   * {@code state}, from {@link #stateAt}).
+   */
+  private static boolean inTree(String stat, int state, long id) {
+    // state ppid pgrp session ...: read field by field, a scan runs this for every process,
+    // most of it in the interpreter.
     int ppid = stat.indexOf(' ', state) + 1;
     int pgrp = ppid == 0 ? -1 : stat.indexOf(' ', ppid) + 1;
     int session = pgrp <= 0 ? -1 : stat.indexOf(' ', pgrp) + 1;
