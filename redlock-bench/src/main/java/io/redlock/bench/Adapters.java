@@ -4,27 +4,18 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.LockUnavailableException;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
-import io.redlock.lettuce.LettuceTransport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Function;
 import org.redisson.Redisson;
 import org.redisson.RedissonRedLock;
 import org.redisson.api.RLock;
@@ -87,8 +78,19 @@ final class Adapters {
       case LoadHarness.LETTUCE_RAW -> lettuceRaw(name, uris.get(0), retry);
       case LoadHarness.LETTUCE_FANOUT -> lettuceFanout(name, uris, retry);
       case LoadHarness.OWNIO_FANOUT -> OwnIo.fanout(name, uris, retry);
+      case PathsHarness.LETTUCE_FENCED_FANOUT -> fencedFloor(name, uris, retry, true);
+      case PathsHarness.LETTUCE_FENCED_NOCHECK -> fencedFloor(name, uris, retry, false);
       default -> throw new IllegalArgumentException("no Java implementation named " + name);
     };
+  }
+
+  private static LockUnderTest fencedFloor(
+      String name, List<String> uris, Retry retry, boolean check) {
+    try {
+      return FencedFloor.create(name, uris, retry, check);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("redlock-lettuce's scripts could not be read", e);
+    }
   }
 
   /** How many of {@code uris} the implementation {@code name} locks on. */
@@ -259,39 +261,25 @@ final class Adapters {
    * once and wait for a majority of {@code OK}, then {@code EVALSHA} compare-and-delete to
    * every node at once and wait for a majority of answers. Nothing else: no validity, node
    * timeout, restart guard or lease bookkeeping. Same connections as {@code redlock} (one per
-   * node, asynchronous API, flushes consolidated). A failed attempt deletes what it set
-   * and polls with the shared retry delay.
+   * node, asynchronous API, flushes consolidated: {@link Fanout}). A failed attempt deletes
+   * what it set and polls with the shared retry delay.
    */
   static LockUnderTest lettuceFanout(String name, List<String> uris, Retry retry) {
-    ClientResources resources =
-        DefaultClientResources.builder()
-            .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
-            .build();
-    List<RedisClient> clients = new ArrayList<>();
-    List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
-    List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
-    String sha = null;
-    for (String uri : uris) {
-      RedisClient client = RedisClient.create(resources, uri);
-      clients.add(client);
-      StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
-      connections.add(connection);
-      nodes.add(connection.async());
-      sha = connection.sync().scriptLoad(UNLOCK_SCRIPT);
-    }
-    String unlockSha = sha;
-    int quorum = uris.size() / 2 + 1;
+    Fanout fanout = new Fanout(uris);
+    String unlockSha = fanout.load(UNLOCK_SCRIPT);
     SetArgs args = SetArgs.Builder.nx().px(TTL.toMillis());
     AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
     long maxWaitNanos = retry.maxWait().toNanos();
-    return new Named(name, nodes.size()) {
+    return new Named(name, fanout.size()) {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
         long start = System.nanoTime();
         while (true) {
           String token = Long.toHexString(sequence.incrementAndGet());
           boolean granted =
-              majority(node -> node.set(resource, token, args).thenApply("OK"::equals));
+              Fanout.await(
+                  fanout.majority(
+                      (i, node) -> node.set(resource, token, args).thenApply("OK"::equals)));
           if (granted) {
             return () -> release(resource, token);
           }
@@ -307,46 +295,17 @@ final class Adapters {
       }
 
       private void release(String resource, String token) throws InterruptedException {
-        majority(
-            node ->
-                node.<Long>evalsha(
-                        unlockSha, ScriptOutputType.INTEGER, new String[] {resource}, token)
-                    .thenApply(deleted -> true));
-      }
-
-      /** Sends to every node at once; true once a quorum said yes, false once it cannot. */
-      private boolean majority(
-          Function<RedisAsyncCommands<String, String>, CompletionStage<Boolean>> request)
-          throws InterruptedException {
-        CompletableFuture<Boolean> decided = new CompletableFuture<>();
-        AtomicInteger yes = new AtomicInteger();
-        AtomicInteger no = new AtomicInteger();
-        for (RedisAsyncCommands<String, String> node : nodes) {
-          request
-              .apply(node)
-              .whenComplete(
-                  (ok, error) -> {
-                    if (error == null && ok) {
-                      if (yes.incrementAndGet() == quorum) {
-                        decided.complete(true);
-                      }
-                    } else if (no.incrementAndGet() == nodes.size() - quorum + 1) {
-                      decided.complete(false);
-                    }
-                  });
-        }
-        try {
-          return decided.get();
-        } catch (ExecutionException e) {
-          throw new IllegalStateException(e.getCause());
-        }
+        String[] keys = {resource};
+        Fanout.await(
+            fanout.majority(
+                (i, node) ->
+                    node.<Long>evalsha(unlockSha, ScriptOutputType.INTEGER, keys, token)
+                        .thenApply(deleted -> true)));
       }
 
       @Override
       public void close() {
-        connections.forEach(StatefulRedisConnection::close);
-        clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        fanout.close();
       }
     };
   }

@@ -1,13 +1,11 @@
 package io.redlock.bench;
 
-import io.redlock.Lease;
 import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,52 +22,54 @@ import java.util.concurrent.atomic.AtomicLong;
  * figure includes the time of the commands it runs), and the servers' CPU time from {@code
  * /proc}. A profile, not a benchmark of record: run it alone on a quiet machine.
  *
- * <p>With a client's name as the second argument ({@code redlock} or {@code redlock-fenced}),
- * only that client runs: a profiler attached to the JVM then sees one path alone.
+ * <p>The clients: {@code redlock}, {@code redlock-fenced} and the fenced floor {@code
+ * lettuce-fenced-fanout} ({@link FencedFloor}: the same scripts from raw Lettuce). With a
+ * client's name as the second argument, only that client runs: a profiler attached to the JVM
+ * then sees one path alone.
  *
  * <pre>{@code
  * java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.FencedServerCost \
- *     [window-seconds [client]]
+ *     [window-seconds [client [warm-up-seconds]]]
  * }</pre>
  */
 final class FencedServerCost {
   private FencedServerCost() {}
 
   private static final int THREADS = 64;
-  private static final Duration WARMUP = Duration.ofSeconds(3);
 
   public static void main(String[] args) throws Exception {
     Duration window = Duration.ofSeconds(args.length > 0 ? Long.parseLong(args[0]) : 10);
     String only = args.length > 1 ? args[1] : null;
-    if (only != null && !only.equals(Results.OURS) && !only.equals(LoadHarness.REDLOCK_FENCED)) {
+    Duration warmup = Duration.ofSeconds(args.length > 2 ? Long.parseLong(args[2]) : 3);
+    List<String> names =
+        List.of(Results.OURS, LoadHarness.REDLOCK_FENCED, PathsHarness.LETTUCE_FENCED_FANOUT);
+    if (only != null && !names.contains(only)) {
       throw new IllegalArgumentException(
-          "client: expected "
-              + Results.OURS
-              + " or "
-              + LoadHarness.REDLOCK_FENCED
-              + ", got '"
-              + only
-              + "'");
+          "client: expected one of " + String.join(", ", names) + ", got '" + only + "'");
     }
     try (RedisServers servers = RedisServers.start(5)) {
-      if (!Redlock.init(config(servers, false), true).complete()) {
+      if (!Redlock.init(config(servers), true).complete()) {
         throw new IllegalStateException("could not declare the servers fresh");
       }
-      Map<String, RedlockConfig> clients = new LinkedHashMap<>();
-      clients.put(Results.OURS, config(servers, false));
-      clients.put(LoadHarness.REDLOCK_FENCED, config(servers, true));
-      if (only != null) {
-        clients.keySet().retainAll(List.of(only));
-      }
-      for (Map.Entry<String, RedlockConfig> client : clients.entrySet()) {
-        try (Redlock redlock = Redlock.create(client.getValue())) {
-          System.out.print(profile(client.getKey(), redlock, servers, window));
+      // Declared once, here: the clients below must not declare them again (see Adapters).
+      System.setProperty(Adapters.DECLARED, "true");
+      Adapters.Retry retry =
+          new Adapters.Retry(Duration.ofMillis(2), Duration.ofMillis(1), Duration.ofSeconds(10));
+      // A client of this library beside them, as in production: its restart guard's probes
+      // admit the nodes in their records, which the floor's lock script checks (it probes
+      // nothing itself), and keep the records current; the first lease waits for them.
+      try (Redlock guard = Redlock.create(config(servers))) {
+        guard.acquire("bench:cost:admitted", Adapters.TTL).close();
+        for (String name : only == null ? names : List.of(only)) {
+          try (LockUnderTest client = Adapters.create(name, servers.uris(), retry)) {
+            System.out.print(profile(name, client, servers, window, warmup));
+          }
         }
       }
     }
   }
 
-  private static RedlockConfig config(RedisServers servers, boolean fencing) {
+  private static RedlockConfig config(RedisServers servers) {
     return RedlockConfig.builder()
         .nodes(servers.uris())
         .ttl(Adapters.TTL)
@@ -77,11 +77,11 @@ final class FencedServerCost {
         .retryDelay(Duration.ofMillis(2))
         .retryJitter(Duration.ofMillis(1))
         .maxWait(Duration.ofSeconds(10))
-        .fencing(fencing)
         .build();
   }
 
-  private static String profile(String name, Redlock redlock, RedisServers servers, Duration window)
+  private static String profile(
+      String name, LockUnderTest client, RedisServers servers, Duration window, Duration warmup)
       throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicLong cycles = new AtomicLong();
@@ -93,8 +93,8 @@ final class FencedServerCost {
           new Thread(
               () -> {
                 while (!stop.get()) {
-                  try (Lease held = redlock.acquire(resource, Adapters.TTL)) {
-                    cycles.incrementAndGet();
+                  try (AutoCloseable held = client.lock(resource)) {
+                    (held == null ? failures : cycles).incrementAndGet();
                   } catch (Exception e) {
                     failures.incrementAndGet();
                   }
@@ -104,7 +104,7 @@ final class FencedServerCost {
       worker.start();
       workers.add(worker);
     }
-    Thread.sleep(WARMUP.toMillis());
+    Thread.sleep(warmup.toMillis());
     CpuMeter meter = new CpuMeter(List.of());
     List<Map<String, double[]>> before = sample(servers);
     double cpuBefore = serverCpu(servers);

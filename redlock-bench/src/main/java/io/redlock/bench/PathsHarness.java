@@ -17,15 +17,18 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The paths beyond the short unfenced cycle, measured side by side in one run, and written
  * into the marked section of {@code docs/performance.md} (which {@link LoadHarness} keeps):
  *
  * <ul>
- *   <li>{@code fenced}: fenced leases and leases on two resources against the plain lease and
- *       the Lettuce fan-out floor, 1 thread (latency) and 64 threads (throughput, CPU per
- *       cycle), each client in a JVM of its own ({@link ForkedClient}); with {@code
+ *   <li>{@code fenced}: fenced leases and leases on two resources against the plain lease, the
+ *       Lettuce fan-out floor and the fenced floor ({@link FencedFloor}: this library's fenced
+ *       scripts from raw Lettuce, with and without the restart guard's check), 1 thread
+ *       (latency) and 64 threads (throughput, CPU per cycle), each client in a JVM of its own
+ *       ({@link ForkedClient}); with {@code
  *       --baseline-jar}, the same clients once more from another build's benchmark jar (the
  *       commit before a change), so that the change is measured in the same run;
  *   <li>{@code threads}: 10,000 threads on the blocking API, each acquiring, holding with
@@ -48,6 +51,12 @@ public final class PathsHarness {
 
   /** This project's Redlock, each lease on two resources (the lock goes by a script). */
   static final String REDLOCK_MULTIKEY = "redlock-multikey";
+
+  /** The floor of a fenced cycle: this library's fenced scripts from raw Lettuce. */
+  static final String LETTUCE_FENCED_FANOUT = "lettuce-fenced-fanout";
+
+  /** The same floor with the restart guard's check in the lock script skipped. */
+  static final String LETTUCE_FENCED_NOCHECK = "lettuce-fenced-fanout-nocheck";
 
   /** The suffix of a client run from {@code --baseline-jar}. */
   static final String BASELINE = "@base";
@@ -183,7 +192,14 @@ public final class PathsHarness {
   private static String fenced(Options o) throws Exception {
     List<String> names =
         List.of(
-            Results.OURS, LoadHarness.REDLOCK_FENCED, REDLOCK_MULTIKEY, LoadHarness.LETTUCE_FANOUT);
+            Results.OURS,
+            LoadHarness.REDLOCK_FENCED,
+            REDLOCK_MULTIKEY,
+            LoadHarness.LETTUCE_FANOUT,
+            LETTUCE_FENCED_FANOUT,
+            LETTUCE_FENCED_NOCHECK);
+    Set<String> floors =
+        Set.of(LoadHarness.LETTUCE_FANOUT, LETTUCE_FENCED_FANOUT, LETTUCE_FENCED_NOCHECK);
     String many = "threads-" + o.threads;
     Results results = new Results(o.rounds);
     Adapters.Retry retry =
@@ -201,7 +217,7 @@ public final class PathsHarness {
       String classPath = System.getProperty("java.class.path");
       for (String name : names) {
         clients.add(ForkedClient.start(name, name, classPath, servers.uris(), pids, retry));
-        if (o.baselineJar != null && !name.equals(LoadHarness.LETTUCE_FANOUT)) {
+        if (o.baselineJar != null && !floors.contains(name)) {
           clients.add(
               ForkedClient.start(
                   name, name + BASELINE, o.baselineJar.toString(), servers.uris(), pids, retry));
@@ -255,12 +271,19 @@ public final class PathsHarness {
             Locale.ROOT,
             "5 local nodes; %d round(s) of %s measured after %s of warm-up per client and"
                 + " scenario, medians of the rounds. `%s`: each lease on two resources (a script"
-                + " locks both). CPU per cycle: the client's JVM without its JIT compiler threads"
-                + " + the five servers, µs.%s%n%n",
+                + " locks both). `%s`: the floor of a fenced cycle, this library's fenced lock,"
+                + " confirmation and release scripts sent by raw Lettuce over the connections of"
+                + " `%s`, nothing else (no validity, node timeout, guard probes or lease"
+                + " bookkeeping); the lock script runs the restart guard's check of the node's"
+                + " record as the defaults do, and `%s` skips it. CPU per cycle: the client's JVM"
+                + " without its JIT compiler threads + the five servers, µs.%s%n%n",
             o.rounds,
             format(o.duration),
             format(o.warmup),
             REDLOCK_MULTIKEY,
+            LETTUCE_FENCED_FANOUT,
+            floor,
+            LETTUCE_FENCED_NOCHECK,
             o.baselineJar == null
                 ? ""
                 : " `"
@@ -328,6 +351,7 @@ public final class PathsHarness {
     target(
         md, "fenced / unfenced ops/s, " + o.threads + " threads", "≥ 0.60", throughput, false, 0.6);
     md.append('\n');
+    md.append(floors(o, results, many));
     if (o.baselineJar != null) {
       md.append(
           "This build against "
@@ -360,6 +384,62 @@ public final class PathsHarness {
       }
       md.append('\n');
     }
+    return md.toString();
+  }
+
+  /**
+   * The fenced path against the floors of the same run: the floors' own ratio (what the fenced
+   * scripts cost any client here) beside each client's ratio to its floor (what the library
+   * adds).
+   */
+  private static String floors(Options o, Results results, String many) {
+    String lat = LoadHarness.LATENCY;
+    String fanout = LoadHarness.LETTUCE_FANOUT;
+    ToDoubleFunction<Figure> cpu = f -> f.compiledClientCpuMicros() + f.serverCpuMicros();
+    List<String[]> pairs =
+        List.of(
+            new String[] {LETTUCE_FENCED_FANOUT, fanout},
+            new String[] {LETTUCE_FENCED_NOCHECK, fanout},
+            new String[] {LoadHarness.REDLOCK_FENCED, LETTUCE_FENCED_FANOUT},
+            new String[] {Results.OURS, fanout});
+    StringBuilder md = new StringBuilder();
+    md.append(
+        "The floors of the same run, median of per-round ratios: the first two rows are what"
+            + " the fenced scripts cost a client that does nothing else, the last two what this"
+            + " library adds to its floor, fenced and unfenced.\n\n");
+    md.append(
+        "| Ratio | p50, 1 thread | ops/s, "
+            + o.threads
+            + " threads | CPU per cycle, "
+            + o.threads
+            + " threads |\n");
+    md.append("| --- | ---: | ---: | ---: |\n");
+    for (String[] pair : pairs) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s / %s | %s | %s | %s |%n",
+              pair[0],
+              pair[1],
+              ratio(results.ratios(lat, pair[0], lat, pair[1], Figure::p50Micros)),
+              ratio(results.ratios(many, pair[0], many, pair[1], Figure::opsPerSecond)),
+              ratio(results.ratios(many, pair[0], many, pair[1], cpu))));
+    }
+    double floor =
+        Results.median(
+            results.ratios(many, LETTUCE_FENCED_FANOUT, many, fanout, Figure::opsPerSecond));
+    md.append('\n');
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Throughput target against the floors: the fenced floor reaches %s× the fan-out"
+                + " floor's ops/s at %d threads in this run, %s the bound of 0.60 that the"
+                + " target sets for `%s` / `%s`.%n%n",
+            num(floor),
+            o.threads,
+            Double.isNaN(floor) ? "not comparable with" : floor < 0.6 ? "below" : "at or above",
+            LoadHarness.REDLOCK_FENCED,
+            Results.OURS));
     return md.toString();
   }
 

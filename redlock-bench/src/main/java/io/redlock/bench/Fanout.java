@@ -1,0 +1,110 @@
+package io.redlock.bench;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.redlock.lettuce.LettuceTransport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The connections of the Lettuce fan-out floors ({@code lettuce-fanout}, {@link FencedFloor}):
+ * one per node, connected as this library's transport connects (asynchronous API, flushes
+ * consolidated), and a round that asks every node at once and is decided at a majority.
+ * Nothing else: no validity, node timeout, restart guard or lease bookkeeping.
+ */
+final class Fanout implements AutoCloseable {
+
+  /** One request of a round: what to send to the node at {@code index}, answered yes or no. */
+  interface Request {
+    CompletionStage<Boolean> send(int index, RedisAsyncCommands<String, String> node);
+  }
+
+  private final ClientResources resources;
+  private final List<RedisClient> clients = new ArrayList<>();
+  private final List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
+  private final List<RedisAsyncCommands<String, String>> nodes = new ArrayList<>();
+  private final int quorum;
+
+  Fanout(List<String> uris) {
+    resources =
+        DefaultClientResources.builder()
+            .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
+            .build();
+    try {
+      for (String uri : uris) {
+        RedisClient client = RedisClient.create(resources, uri);
+        clients.add(client);
+        StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+        connections.add(connection);
+        nodes.add(connection.async());
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    quorum = uris.size() / 2 + 1;
+  }
+
+  int size() {
+    return nodes.size();
+  }
+
+  /** Loads {@code script} on every node; its SHA-1. */
+  String load(String script) {
+    String sha = null;
+    for (StatefulRedisConnection<String, String> connection : connections) {
+      sha = connection.sync().scriptLoad(script);
+    }
+    return sha;
+  }
+
+  /**
+   * Sends {@code request} to every node at once; completes with true once a quorum said yes,
+   * with false once it cannot, on the thread of the answer that decided (a node's event loop).
+   */
+  CompletableFuture<Boolean> majority(Request request) {
+    CompletableFuture<Boolean> decided = new CompletableFuture<>();
+    AtomicInteger yes = new AtomicInteger();
+    AtomicInteger no = new AtomicInteger();
+    for (int i = 0; i < nodes.size(); i++) {
+      request
+          .send(i, nodes.get(i))
+          .whenComplete(
+              (ok, error) -> {
+                if (error == null && ok) {
+                  if (yes.incrementAndGet() == quorum) {
+                    decided.complete(true);
+                  }
+                } else if (no.incrementAndGet() == nodes.size() - quorum + 1) {
+                  decided.complete(false);
+                }
+              });
+    }
+    return decided;
+  }
+
+  /** Waits for a round's decision. */
+  static boolean await(CompletableFuture<Boolean> round) throws InterruptedException {
+    try {
+      return round.get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  @Override
+  public void close() {
+    connections.forEach(StatefulRedisConnection::close);
+    clients.forEach(client -> client.shutdown(0, 2, TimeUnit.SECONDS));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,160 @@
+package io.redlock.bench;
+
+import io.lettuce.core.ScriptOutputType;
+import io.redlock.FreshMarker;
+import io.redlock.RedlockConfig;
+import io.redlock.internal.Fencing;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The floor of a fenced Redlock cycle with Lettuce over N nodes (issue 26, item 4): what any
+ * client that sends this library's fenced scripts costs here, so that the fenced path's
+ * throughput is read against a floor of the same run. Per attempt: the fenced lock script to
+ * every node at once; at a majority of grants, the token (the largest counter those grants
+ * read, plus one) and the confirmation script to every node at once, sent from the thread that
+ * saw the majority, as this library sends it; the lease is held once a majority confirmed.
+ * Released with the release script to every node. The scripts are this library's own, read
+ * from {@code io.redlock.lettuce.Script}, so the floor sends what the library sends, keys and
+ * arguments laid out the same way.
+ *
+ * <p>With {@code check}, the lock script runs the restart guard's check of the node's record
+ * ({@code run_id} and {@code evicted_keys} from {@code INFO}), as the defaults run it; a node
+ * that answers "granted, counters not trusted" counts as no. Without it, the check is skipped:
+ * the floor of fencing with that safety check dropped. Nothing else: no validity, node timeout,
+ * guard probes or lease bookkeeping. Connections as {@code lettuce-fanout} ({@link Fanout}).
+ */
+final class FencedFloor {
+  private FencedFloor() {}
+
+  static LockUnderTest create(String name, List<String> uris, Adapters.Retry retry, boolean check)
+      throws ReflectiveOperationException {
+    String lockSource = source("LOCK_FENCED");
+    String fenceSource = source("FENCE");
+    String unlockSource = source("UNLOCK");
+    Fanout fanout = new Fanout(uris);
+    String lockSha = fanout.load(lockSource);
+    String fenceSha = fanout.load(fenceSource);
+    String unlockSha = fanout.load(unlockSource);
+    String prefix = RedlockConfig.DEFAULT_KEY_PREFIX;
+    String record = FreshMarker.key(prefix);
+    String ttl = Long.toString(Adapters.TTL.toMillis());
+    String mode = check ? "check" : "";
+    AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    long maxWaitNanos = retry.maxWait().toNanos();
+    int n = fanout.size();
+    return new LockUnderTest() {
+      @Override
+      public String name() {
+        return name;
+      }
+
+      @Override
+      public int nodes() {
+        return n;
+      }
+
+      @Override
+      public AutoCloseable lock(String resource) throws InterruptedException {
+        String lockKey = prefix.concat(resource);
+        String counterKey = prefix.concat(Fencing.COUNTER_KEYS).concat(resource);
+        String[] lockKeys =
+            check ? new String[] {lockKey, counterKey, record} : new String[] {lockKey, counterKey};
+        String[] fenceKeys = {lockKey, counterKey};
+        long start = System.nanoTime();
+        while (true) {
+          String token = Long.toHexString(sequence.incrementAndGet());
+          AtomicLongArray counters = new AtomicLongArray(n);
+          CompletableFuture<Boolean> held =
+              fanout
+                  .majority(
+                      (i, node) ->
+                          node.<Long>evalsha(
+                                  lockSha,
+                                  ScriptOutputType.INTEGER,
+                                  lockKeys,
+                                  token,
+                                  ttl,
+                                  "1",
+                                  mode)
+                              .thenApply(
+                                  counter -> {
+                                    counters.set(i, counter);
+                                    return counter >= 0;
+                                  }))
+                  .thenCompose(
+                      granted -> {
+                        if (!granted) {
+                          return CompletableFuture.completedFuture(false);
+                        }
+                        String fencing = Long.toString(token(counters));
+                        return fanout.majority(
+                            (i, node) ->
+                                node.<Long>evalsha(
+                                        fenceSha,
+                                        ScriptOutputType.INTEGER,
+                                        fenceKeys,
+                                        token,
+                                        "1",
+                                        fencing)
+                                    .thenApply(confirmed -> confirmed == 1));
+                      });
+          if (Fanout.await(held)) {
+            return () -> release(lockKey, token);
+          }
+          release(lockKey, token);
+          if (System.nanoTime() - start > maxWaitNanos) {
+            return null;
+          }
+          LockSupport.parkNanos(retry.nextDelayNanos());
+          if (Thread.interrupted()) {
+            throw new InterruptedException();
+          }
+        }
+      }
+
+      private void release(String lockKey, String token) throws InterruptedException {
+        String[] keys = {lockKey};
+        Fanout.await(
+            fanout.majority(
+                (i, node) ->
+                    node.<Long>evalsha(unlockSha, ScriptOutputType.INTEGER, keys, token)
+                        .thenApply(deleted -> true)));
+      }
+
+      @Override
+      public void close() {
+        fanout.close();
+      }
+    };
+  }
+
+  /**
+   * The token of a won lock round: the largest counter among the grants that arrived by the
+   * time the majority was reached (each is recorded before it is counted), plus one. A node
+   * that has not answered, or refused, holds 0 or a negative answer and changes nothing.
+   */
+  private static long token(AtomicLongArray counters) {
+    long max = 0;
+    for (int i = 0; i < counters.length(); i++) {
+      max = Math.max(max, counters.get(i));
+    }
+    return max + 1;
+  }
+
+  /** The source of the script in the static field {@code field} of redlock-lettuce's Script. */
+  private static String source(String field) throws ReflectiveOperationException {
+    Class<?> scripts = Class.forName("io.redlock.lettuce.Script");
+    Field script = scripts.getDeclaredField(field);
+    script.setAccessible(true);
+    Method source = scripts.getDeclaredMethod("source");
+    source.setAccessible(true);
+    return (String) source.invoke(script.get(null));
+  }
+}
