@@ -67,6 +67,15 @@ final class Fanout implements AutoCloseable {
     return sha;
   }
 
+  /** Each node's value of {@code key} ({@code null} where it has none), read one node at a time. */
+  List<String> values(String key) {
+    List<String> values = new ArrayList<>();
+    for (StatefulRedisConnection<String, String> connection : connections) {
+      values.add(connection.sync().get(key));
+    }
+    return values;
+  }
+
   /**
    * Sends {@code request} to every node at once; completes with true once a quorum said yes,
    * with false once it cannot, on the thread of the answer that decided (a node's event loop).

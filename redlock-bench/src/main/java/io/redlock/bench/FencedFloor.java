@@ -109,6 +109,13 @@ final class FencedFloor {
             return () -> release(lockKey, token);
           }
           release(lockKey, token);
+          if (refusedByTheCheck(counters)) {
+            throw new IllegalStateException(
+                "the fenced lock script's check refused a majority: the node's record does not"
+                    + " admit its process, or it evicted keys since; the floor probes nothing,"
+                    + " a client of this library beside it must; records: "
+                    + fanout.values(record));
+          }
           if (System.nanoTime() - start > maxWaitNanos) {
             return null;
           }
@@ -134,6 +141,20 @@ final class FencedFloor {
       }
     };
   }
+
+  /** Whether a majority answered "granted, counters not trusted" (-2; see the lock script). */
+  private static boolean refusedByTheCheck(AtomicLongArray counters) {
+    int refused = 0;
+    for (int i = 0; i < counters.length(); i++) {
+      if (counters.get(i) == UNTRUSTED) {
+        refused++;
+      }
+    }
+    return refused > counters.length() / 2;
+  }
+
+  /** The lock script's answer for "granted, counters not trusted". */
+  private static final long UNTRUSTED = -2;
 
   /**
    * The token of a won lock round: the largest counter among the grants that arrived by the

@@ -1,6 +1,7 @@
 package io.redlock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.redlock.internal.Fencing;
 import io.redlock.testkit.RedisServers;
@@ -44,7 +45,9 @@ class FencedFloorIT {
     // Never declared fresh: no node's record admits its process.
     try (RedisServers servers = RedisServers.start(3)) {
       try (LockUnderTest floor = FencedFloor.create("floor", servers.uris(), RETRY, true)) {
-        assertThat(floor.lock(RESOURCE)).isNull();
+        assertThatThrownBy(() -> floor.lock(RESOURCE))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("check refused a majority");
       }
       assertThat(values(servers, COUNTER)).as("no token was written").containsOnlyNulls();
       assertThat(values(servers, RESOURCE)).as("nothing left locked").containsOnlyNulls();
