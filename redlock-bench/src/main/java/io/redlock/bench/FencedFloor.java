@@ -11,7 +11,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 
 /**
  * The floor of a fenced Redlock cycle with Lettuce over N nodes (issue 26, item 4): what any
@@ -71,6 +73,7 @@ final class FencedFloor {
         while (true) {
           String token = Long.toHexString(sequence.incrementAndGet());
           AtomicLongArray counters = new AtomicLongArray(n);
+          AtomicReference<Throwable> failure = new AtomicReference<>();
           CompletableFuture<Boolean> held =
               fanout
                   .majority(
@@ -83,6 +86,7 @@ final class FencedFloor {
                                   ttl,
                                   "1",
                                   mode)
+                              .whenComplete(remember(failure))
                               .thenApply(
                                   counter -> {
                                     counters.set(i, counter);
@@ -103,12 +107,18 @@ final class FencedFloor {
                                         token,
                                         "1",
                                         fencing)
+                                    .whenComplete(remember(failure))
                                     .thenApply(confirmed -> confirmed == 1));
                       });
           if (Fanout.await(held)) {
             return () -> release(lockKey, token);
           }
           release(lockKey, token);
+          if (failure.get() != null) {
+            // A healthy floor never sees one: its figures would not be a floor's.
+            throw new IllegalStateException(
+                "a script of the fenced floor failed: " + failure.get(), failure.get());
+          }
           if (refusedByTheCheck(counters)) {
             throw new IllegalStateException(
                 "the fenced lock script's check refused a majority: the node's record does not"
@@ -138,6 +148,15 @@ final class FencedFloor {
       @Override
       public void close() {
         fanout.close();
+      }
+    };
+  }
+
+  /** Keeps the first error a node answered with. */
+  private static <T> BiConsumer<T, Throwable> remember(AtomicReference<Throwable> failure) {
+    return (answer, error) -> {
+      if (error != null) {
+        failure.compareAndSet(null, error);
       }
     };
   }
