@@ -33,7 +33,7 @@ final class Adapters {
   static final Duration TTL = Duration.ofSeconds(10);
 
   /** What every adapter answers the same way: its name and its node count. */
-  private abstract static class Named implements LockUnderTest {
+  abstract static class Named implements LockUnderTest {
     private final String implName;
     private final int nodeCount;
 
@@ -59,6 +59,21 @@ final class Adapters {
       long d = delay.toNanos();
       long j = jitter.toNanos();
       return j == 0 ? d : Math.max(0, d + ThreadLocalRandom.current().nextLong(-j, j + 1));
+    }
+
+    /**
+     * After a failed attempt of a lock that began at {@code startNanos}: false once the wait
+     * budget is spent, else true after the retry delay.
+     */
+    boolean waitAgain(long startNanos) throws InterruptedException {
+      if (System.nanoTime() - startNanos > maxWait.toNanos()) {
+        return false;
+      }
+      LockSupport.parkNanos(nextDelayNanos());
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
+      return true;
     }
   }
 
@@ -269,7 +284,6 @@ final class Adapters {
     String unlockSha = fanout.load(UNLOCK_SCRIPT);
     SetArgs args = SetArgs.Builder.nx().px(TTL.toMillis());
     AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
-    long maxWaitNanos = retry.maxWait().toNanos();
     return new Named(name, fanout.size()) {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
@@ -281,26 +295,13 @@ final class Adapters {
                   fanout.majority(
                       (i, node) -> node.set(resource, token, args).thenApply("OK"::equals)));
           if (granted) {
-            return () -> release(resource, token);
+            return () -> fanout.release(unlockSha, resource, token);
           }
-          release(resource, token);
-          if (System.nanoTime() - start > maxWaitNanos) {
+          fanout.release(unlockSha, resource, token);
+          if (!retry.waitAgain(start)) {
             return null;
           }
-          LockSupport.parkNanos(retry.nextDelayNanos());
-          if (Thread.interrupted()) {
-            throw new InterruptedException();
-          }
         }
-      }
-
-      private void release(String resource, String token) throws InterruptedException {
-        String[] keys = {resource};
-        Fanout.await(
-            fanout.majority(
-                (i, node) ->
-                    node.<Long>evalsha(unlockSha, ScriptOutputType.INTEGER, keys, token)
-                        .thenApply(deleted -> true)));
       }
 
       @Override

@@ -1,6 +1,7 @@
 package io.redlock.bench;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -99,6 +100,19 @@ final class Fanout implements AutoCloseable {
               });
     }
     return decided;
+  }
+
+  /**
+   * Sends the release script {@code sha} (compare-and-delete of {@code key} against {@code
+   * token}) to every node at once and waits for a majority of answers, whatever they say.
+   */
+  void release(String sha, String key, String token) throws InterruptedException {
+    String[] keys = {key};
+    await(
+        majority(
+            (i, node) ->
+                node.<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, token)
+                    .thenApply(deleted -> true)));
   }
 
   /** Waits for a round's decision. */

@@ -12,7 +12,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiConsumer;
 
 /**
@@ -49,19 +48,8 @@ final class FencedFloor {
     String ttl = Long.toString(Adapters.TTL.toMillis());
     String mode = check ? "check" : "";
     AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
-    long maxWaitNanos = retry.maxWait().toNanos();
     int n = fanout.size();
-    return new LockUnderTest() {
-      @Override
-      public String name() {
-        return name;
-      }
-
-      @Override
-      public int nodes() {
-        return n;
-      }
-
+    return new Adapters.Named(name, n) {
       @Override
       public AutoCloseable lock(String resource) throws InterruptedException {
         String lockKey = prefix.concat(resource);
@@ -111,9 +99,9 @@ final class FencedFloor {
                                     .thenApply(confirmed -> confirmed == 1));
                       });
           if (Fanout.await(held)) {
-            return () -> release(lockKey, token);
+            return () -> fanout.release(unlockSha, lockKey, token);
           }
-          release(lockKey, token);
+          fanout.release(unlockSha, lockKey, token);
           if (failure.get() != null) {
             // A healthy floor never sees one: its figures would not be a floor's.
             throw new IllegalStateException(
@@ -126,23 +114,10 @@ final class FencedFloor {
                     + " a client of this library beside it must; records: "
                     + fanout.values(record));
           }
-          if (System.nanoTime() - start > maxWaitNanos) {
+          if (!retry.waitAgain(start)) {
             return null;
           }
-          LockSupport.parkNanos(retry.nextDelayNanos());
-          if (Thread.interrupted()) {
-            throw new InterruptedException();
-          }
         }
-      }
-
-      private void release(String lockKey, String token) throws InterruptedException {
-        String[] keys = {lockKey};
-        Fanout.await(
-            fanout.majority(
-                (i, node) ->
-                    node.<Long>evalsha(unlockSha, ScriptOutputType.INTEGER, keys, token)
-                        .thenApply(deleted -> true)));
       }
 
       @Override

@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 /**
@@ -63,7 +62,6 @@ final class OwnIo {
     int quorum = nodes.size() / 2 + 1;
     byte[] ttl = Long.toString(Adapters.TTL.toMillis()).getBytes(StandardCharsets.US_ASCII);
     AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
-    long maxWaitNanos = retry.maxWait().toNanos();
     return new LockUnderTest() {
       @Override
       public String name() {
@@ -89,12 +87,8 @@ final class OwnIo {
             return () -> release(resource, token);
           }
           release(resource, token);
-          if (System.nanoTime() - start > maxWaitNanos) {
+          if (!retry.waitAgain(start)) {
             return null;
-          }
-          LockSupport.parkNanos(retry.nextDelayNanos());
-          if (Thread.interrupted()) {
-            throw new InterruptedException();
           }
         }
       }
