@@ -289,7 +289,7 @@ final class Adapters {
       public AutoCloseable lock(String resource) throws InterruptedException {
         long start = System.nanoTime();
         while (true) {
-          String token = Long.toHexString(sequence.incrementAndGet());
+          String token = Fanout.token(sequence);
           boolean granted =
               Fanout.await(
                   fanout.majority(

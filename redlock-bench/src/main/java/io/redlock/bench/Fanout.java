@@ -1,26 +1,34 @@
 package io.redlock.bench;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.lettuce.LettuceTransport;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The connections of the Lettuce fan-out floors ({@code lettuce-fanout}, {@link FencedFloor}):
- * one per node, connected as this library's transport connects (asynchronous API, flushes
- * consolidated), and a round that asks every node at once and is decided at a majority.
- * Nothing else: no validity, node timeout, restart guard or lease bookkeeping.
+ * one per node, with what this library's transport gives the commands of its rounds
+ * (asynchronous API, flushes consolidated, no Lettuce timeout on any command, commands refused
+ * while disconnected), and a round that asks every node at once and is decided at a majority.
+ * Nothing else: no validity, node timeout, restart guard or lease bookkeeping; a caller gives
+ * up on a round that no majority decided within {@link #ROUND_LIMIT}, so that a silent node
+ * cannot block a run.
  */
 final class Fanout implements AutoCloseable {
 
@@ -28,6 +36,20 @@ final class Fanout implements AutoCloseable {
   interface Request {
     CompletionStage<Boolean> send(int index, RedisAsyncCommands<String, String> node);
   }
+
+  /** How long a caller waits for a round's decision before the run fails: 10 s. */
+  static final Duration ROUND_LIMIT = Duration.ofSeconds(10);
+
+  /**
+   * The floors' client options: Lettuce's defaults give every command a timer (made and
+   * cancelled per command, 60 s), which this library's rounds do without (its CommandTimeouts);
+   * a floor with them would cost more than the library for a reason of configuration.
+   */
+  private static final ClientOptions OPTIONS =
+      ClientOptions.builder()
+          .timeoutOptions(TimeoutOptions.builder().timeoutCommands(false).build())
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .build();
 
   private final ClientResources resources;
   private final List<RedisClient> clients = new ArrayList<>();
@@ -43,6 +65,7 @@ final class Fanout implements AutoCloseable {
     try {
       for (String uri : uris) {
         RedisClient client = RedisClient.create(resources, uri);
+        client.setOptions(OPTIONS);
         clients.add(client);
         StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
         connections.add(connection);
@@ -115,14 +138,27 @@ final class Fanout implements AutoCloseable {
                     .thenApply(deleted -> true)));
   }
 
-  /** Waits for a round's decision. */
+  /** Waits for a round's decision, at most {@link #ROUND_LIMIT}. */
   static boolean await(CompletableFuture<Boolean> round) throws InterruptedException {
     try {
-      return round.get();
+      return round.get(ROUND_LIMIT.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       throw new IllegalStateException(e.getCause());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(
+          "no majority of the nodes decided a round within " + ROUND_LIMIT, e);
     }
   }
+
+  /**
+   * A lease token of the length this library's are (40 hex digits, {@code Tokens}): a fixed
+   * part and a counter from a random start, unique within a run.
+   */
+  static String token(AtomicLong sequence) {
+    return TOKEN_PREFIX.concat(Long.toHexString(sequence.incrementAndGet() | Long.MIN_VALUE));
+  }
+
+  private static final String TOKEN_PREFIX = "f1004f1004f1004f1004f100";
 
   @Override
   public void close() {

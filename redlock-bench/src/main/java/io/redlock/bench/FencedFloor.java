@@ -7,6 +7,7 @@ import io.redlock.internal.Fencing;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,8 +60,12 @@ final class FencedFloor {
         String[] fenceKeys = {lockKey, counterKey};
         long start = System.nanoTime();
         while (true) {
-          String token = Long.toHexString(sequence.incrementAndGet());
+          String token = Fanout.token(sequence);
           AtomicLongArray counters = new AtomicLongArray(n);
+          for (int i = 0; i < n; i++) {
+            counters.set(i, NO_ANSWER);
+          }
+          AtomicLongArray confirmations = new AtomicLongArray(n);
           AtomicReference<Throwable> failure = new AtomicReference<>();
           CompletableFuture<Boolean> held =
               fanout
@@ -96,7 +101,11 @@ final class FencedFloor {
                                         "1",
                                         fencing)
                                     .whenComplete(remember(failure))
-                                    .thenApply(confirmed -> confirmed == 1));
+                                    .thenApply(
+                                        confirmed -> {
+                                          confirmations.set(i, confirmed);
+                                          return confirmed == 1;
+                                        }));
                       });
           if (Fanout.await(held)) {
             return () -> fanout.release(unlockSha, lockKey, token);
@@ -115,6 +124,16 @@ final class FencedFloor {
                     + fanout.values(record));
           }
           if (!retry.waitAgain(start)) {
+            // In the bench every thread locks a resource of its own: say why it never could.
+            System.err.printf(
+                Locale.ROOT,
+                "%s: gave up on %s; the last attempt's lock answers per node %s (%d: none),"
+                    + " confirmations %s%n",
+                name,
+                resource,
+                counters,
+                NO_ANSWER,
+                confirmations);
             return null;
           }
         }
@@ -147,13 +166,16 @@ final class FencedFloor {
     return refused > counters.length() / 2;
   }
 
+  /** A node's place in an attempt's answers before it answered. */
+  private static final long NO_ANSWER = Long.MIN_VALUE;
+
   /** The lock script's answer for "granted, counters not trusted". */
   private static final long UNTRUSTED = -2;
 
   /**
    * The token of a won lock round: the largest counter among the grants that arrived by the
    * time the majority was reached (each is recorded before it is counted), plus one. A node
-   * that has not answered, or refused, holds 0 or a negative answer and changes nothing.
+   * that has not answered, or refused, holds a negative answer and changes nothing.
    */
   private static long token(AtomicLongArray counters) {
     long max = 0;

@@ -96,7 +96,9 @@ final class FencedServerCost {
                   try (AutoCloseable held = client.lock(resource)) {
                     (held == null ? failures : cycles).incrementAndGet();
                   } catch (Exception e) {
-                    failures.incrementAndGet();
+                    if (failures.getAndIncrement() == 0) {
+                      System.err.println(name + ": the first failed cycle: " + e);
+                    }
                   }
                 }
               },

@@ -500,9 +500,10 @@ final class Report {
           `lettuce-raw`: `SET key token NX PX ttl` then `EVALSHA` of a compare-and-delete
           script on node 1, synchronous Lettuce API on one connection: the floor for one node,
           with no quorum and no validity bookkeeping. `lettuce-fanout`: the same two commands
-          sent to every node at once, each step waiting for a majority, over the connections
-          `redlock` uses (asynchronous API, flushes consolidated): the floor of a Redlock
-          cycle with Lettuce, without validity, timeouts or leases. `node-redlock-4.2.0` and
+          sent to every node at once, each step waiting for a majority, over connections set
+          up as `redlock` sets up those of its rounds (asynchronous API, flushes consolidated,
+          no Lettuce timer per command): the floor of a Redlock cycle with Lettuce, without
+          validity, timeouts or leases. `node-redlock-4.2.0` and
           `node-redlock-5.0.0-beta.2`: the npm `redlock` package's two lines (the `latest` tag
           and the beta) over ioredis, single-threaded event loop, measured in the same
           rotation as the JVM clients (only with `--with-node`).

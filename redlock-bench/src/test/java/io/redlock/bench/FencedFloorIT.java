@@ -8,13 +8,16 @@ import io.redlock.testkit.RedisServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 /**
  * The fenced floor of the benchmark ({@link FencedFloor}) does what its figures are read as:
  * this library's fenced cycle, scripts and all, on real servers. Each cycle takes a token above
  * the last one and writes it to a majority; the restart guard's check in the lock script
- * refuses nodes whose record does not admit their process, unless the floor skips it.
+ * refuses nodes whose record does not admit their process, unless the floor skips it. Rounds
+ * are decided at a majority, so each check counts the nodes that agree: the third may not have
+ * run a request yet when the test reads it.
  */
 class FencedFloorIT {
   private static final Adapters.Retry RETRY =
@@ -30,13 +33,17 @@ class FencedFloorIT {
       for (int cycle = 1; cycle <= 3; cycle++) {
         try (AutoCloseable held = floor.lock(RESOURCE)) {
           assertThat(held).as("cycle %d", cycle).isNotNull();
-          assertThat(values(servers, RESOURCE)).as("the lock key while held").doesNotContainNull();
+          assertThat(values(servers, RESOURCE).stream().filter(Objects::nonNull))
+              .as("nodes holding the lock key while held")
+              .hasSizeGreaterThanOrEqualTo(2);
         }
         assertThat(values(servers, COUNTER).stream().filter(String.valueOf(cycle)::equals))
             .as("nodes whose counter holds token %d", cycle)
             .hasSizeGreaterThanOrEqualTo(2);
       }
-      assertThat(values(servers, RESOURCE)).as("the lock key once released").containsOnlyNulls();
+      assertThat(values(servers, RESOURCE).stream().filter(Objects::isNull))
+          .as("nodes without the lock key once released")
+          .hasSizeGreaterThanOrEqualTo(2);
     }
   }
 
@@ -50,7 +57,9 @@ class FencedFloorIT {
             .hasMessageContaining("check refused a majority");
       }
       assertThat(values(servers, COUNTER)).as("no token was written").containsOnlyNulls();
-      assertThat(values(servers, RESOURCE)).as("nothing left locked").containsOnlyNulls();
+      assertThat(values(servers, RESOURCE).stream().filter(Objects::isNull))
+          .as("nodes released before the failure was thrown")
+          .hasSizeGreaterThanOrEqualTo(2);
       try (LockUnderTest unchecked = FencedFloor.create("floor", servers.uris(), RETRY, false);
           AutoCloseable held = unchecked.lock(RESOURCE)) {
         assertThat(held).isNotNull();
