@@ -305,12 +305,13 @@ final class Acquisition {
    * go through {@link LockEngine#dispatch} (a hop to the timer thread, a thread wake-up on every
    * fenced acquisition). Why the hop is not needed here: a request written from an event loop
    * can overtake only requests that other threads handed to that loop and that it has not
-   * written yet. The confirmation goes only to nodes that answered this attempt's lock, so it
-   * cannot overtake that; what it may overtake belongs to other tokens, and the confirmation
-   * acts only while the lock keys hold this attempt's token. Whatever this attempt sends after
-   * it (the undo of a failed attempt, the release) is made after the confirmation was handed
-   * over, and goes through the hop or the caller's thread as before, so it still reaches each
-   * node behind it.
+   * written yet. The confirmation goes to every node that did not refuse the lock, answered or
+   * not, and acts only while the lock keys hold this attempt's token: where it overtakes this
+   * attempt's own lock, it finds the keys without the token, changes nothing and counts as not
+   * confirmed there; what else it may overtake belongs to other tokens. Whatever this attempt
+   * sends after it (the undo of a failed attempt, the release) is made after the confirmation
+   * was handed over, and goes through the hop or the caller's thread as before, so it still
+   * reaches each node behind it.
    */
   private CompletableFuture<Fenced> confirm(String token, long fencingToken, long[] counters) {
     RestartGuard guard = engine.guard();
