@@ -28,9 +28,12 @@ import java.util.function.BiConsumer;
  *
  * <p>With {@code check}, the lock script runs the restart guard's check of the node's record
  * ({@code run_id} and {@code evicted_keys} from {@code INFO}), as the defaults run it; a node
- * that answers "granted, counters not trusted" counts as no. Without it, the check is skipped:
- * the floor of fencing with that safety check dropped. Nothing else: no validity, node timeout,
- * guard probes or lease bookkeeping. Connections as {@code lettuce-fanout} ({@link Fanout}).
+ * that answers "granted, counters not trusted" counts as no. It probes nothing itself: a client
+ * of this library beside it keeps the nodes' records admitting their processes (the harness
+ * runs several), and where a majority refuses, the floor fails with the records. Without
+ * {@code check}, the check is skipped: the floor of fencing with that safety check dropped.
+ * Nothing else: no validity, node timeout, guard probes or lease bookkeeping. Connections as
+ * {@code lettuce-fanout} ({@link Fanout}).
  */
 final class FencedFloor {
   private FencedFloor() {}
