@@ -13,7 +13,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BiConsumer;
 
 /**
  * The floor of a fenced Redlock cycle with Lettuce over N nodes (issue 26, item 4): what any
@@ -82,9 +81,11 @@ final class FencedFloor {
                                   ttl,
                                   "1",
                                   mode)
-                              .whenComplete(remember(failure))
-                              .thenApply(
-                                  counter -> {
+                              .handle(
+                                  (counter, error) -> {
+                                    if (failed(error, failure)) {
+                                      return false;
+                                    }
                                     counters.set(i, counter);
                                     return counter >= 0;
                                   }))
@@ -103,9 +104,11 @@ final class FencedFloor {
                                         token,
                                         "1",
                                         fencing)
-                                    .whenComplete(remember(failure))
-                                    .thenApply(
-                                        confirmed -> {
+                                    .handle(
+                                        (confirmed, error) -> {
+                                          if (failed(error, failure)) {
+                                            return false;
+                                          }
                                           confirmations.set(i, confirmed);
                                           return confirmed == 1;
                                         }));
@@ -149,13 +152,16 @@ final class FencedFloor {
     };
   }
 
-  /** Keeps the first error a node answered with. */
-  private static <T> BiConsumer<T, Throwable> remember(AtomicReference<Throwable> failure) {
-    return (answer, error) -> {
-      if (error != null) {
-        failure.compareAndSet(null, error);
-      }
-    };
+  /**
+   * Whether a node answered with an error, kept in {@code failure} if it is the attempt's first:
+   * the answer and its vote in one stage, not a stage for each.
+   */
+  private static boolean failed(Throwable error, AtomicReference<Throwable> failure) {
+    if (error == null) {
+      return false;
+    }
+    failure.compareAndSet(null, error);
+    return true;
   }
 
   /** Whether a majority answered "granted, counters not trusted" (-2; see the lock script). */
