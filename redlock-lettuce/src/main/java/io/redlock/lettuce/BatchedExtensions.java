@@ -3,7 +3,6 @@ package io.redlock.lettuce;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.redlock.spi.ExtendRequest;
@@ -144,7 +143,7 @@ final class BatchedExtensions {
     }
     Batch batch = new Batch(n, number);
     CommandArgs<String, String> arguments =
-        new CommandArgs<>(StringCodec.UTF8)
+        new CommandArgs<>(ExactUtf8Codec.UTF8)
             .add(
                 bySha
                     ? RoundScripts.digest(Script.EXTEND_BATCH)
@@ -158,7 +157,7 @@ final class BatchedExtensions {
     RedisFuture<String> command =
         commands.dispatch(
             bySha ? RoundCommand.EVALSHA : RoundCommand.EVAL,
-            new ValueOutput<>(StringCodec.UTF8),
+            new ValueOutput<>(ExactUtf8Codec.UTF8),
             arguments);
     long counted = size;
     vote.follow(command);

@@ -9,7 +9,6 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.resource.ClientResources;
@@ -220,14 +219,14 @@ final class LettuceNodeClient implements NodeClient {
       String... args) {
     boolean loaded = scripts.isLoaded(script, number);
     CommandArgs<String, String> arguments =
-        new CommandArgs<>(StringCodec.UTF8)
+        new CommandArgs<>(ExactUtf8Codec.UTF8)
             .add(loaded ? RoundScripts.digest(script) : RoundScripts.source(script))
             .add(keys.length)
             .addKeys(keys)
             .addValues(args);
     return commands.dispatch(
         loaded ? RoundCommand.EVALSHA : RoundCommand.EVAL,
-        new IntegerOutput<>(StringCodec.UTF8),
+        new IntegerOutput<>(ExactUtf8Codec.UTF8),
         arguments);
   }
 
@@ -561,7 +560,7 @@ final class LettuceNodeClient implements NodeClient {
       return;
     }
     client
-        .connectAsync(StringCodec.UTF8, uri)
+        .connectAsync(ExactUtf8Codec.UTF8, uri)
         .whenComplete(
             (conn, error) -> {
               if (error == null) {

@@ -2,14 +2,17 @@ package io.redlock.bench.jmh;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
+import java.lang.reflect.Field;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,10 +28,16 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What the Lettuce transport builds and encodes per node and call, without a connection: the
- * {@code SET key token NX PX ttl} of a one-resource lock, and the {@code EVALSHA sha 1 key
- * token} of a release (as {@code LettuceNodeClient} builds it: key array, argument array,
- * Lettuce {@link CommandArgs}), each encoded into a reused buffer as the RESP bytes that go
- * on the wire.
+ * {@code SET key token NX PX ttl} of a one-resource lock, the {@code EVALSHA sha 1 key token}
+ * of a release, and the {@code EVALSHA sha 1000 key... ttl token...} of a batch of a thousand
+ * auto-extensions (as {@code LettuceNodeClient} and {@code BatchedExtensions} build them:
+ * key array, argument array, Lettuce {@link CommandArgs}), each encoded into a reused direct
+ * buffer of Netty's default allocator, as the RESP bytes that go on the wire.
+ *
+ * <p>With the transport's own codec ({@code io.redlock.lettuce.ExactUtf8Codec}, read by
+ * reflection: it is internal), which tells Lettuce each string's exact UTF-8 size; the batch
+ * also with Lettuce's {@link StringCodec#UTF8}, which encodes every key and value into a
+ * buffer of its own first (taken from the same allocator) to learn its length.
  *
  * <pre>java -jar redlock-bench/target/benchmarks.jar ScriptArgsBench -prof gc</pre>
  */
@@ -40,18 +49,29 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class ScriptArgsBench {
   private static final String SHA = "2d4b8c7e3b1f0f1f5e0b6c1c5e4f8a9b7c6d5e4f";
+  private static final int BATCH = 1_000;
+  private final RedisCodec<String, String> codec = transportCodec();
   private final List<String> keys = List.of("orders:42");
   private final String token = "0123456789abcdef0123456789abcdef01234567";
   private final long ttlMillis = 10_000;
-  private final ByteBuf buffer = Unpooled.buffer(256);
+  private final String[] batchKeys = new String[BATCH];
+  private final String[] batchArgs = new String[BATCH + 1];
+  private final ByteBuf buffer = ByteBufAllocator.DEFAULT.directBuffer(256);
+
+  public ScriptArgsBench() {
+    batchArgs[0] = Long.toString(ttlMillis);
+    for (int i = 0; i < BATCH; i++) {
+      batchKeys[i] = "orders:" + i;
+      batchArgs[i + 1] = String.format("%040x", i);
+    }
+  }
 
   @Benchmark
   public int encodeSetNxPx() {
-    CommandArgs<String, String> args =
-        new CommandArgs<>(StringCodec.UTF8).addKey(keys.get(0)).addValue(token);
+    CommandArgs<String, String> args = new CommandArgs<>(codec).addKey(keys.get(0)).addValue(token);
     SetArgs.Builder.nx().px(ttlMillis).build(args);
     Command<String, String, String> command =
-        new Command<>(CommandType.SET, new StatusOutput<>(StringCodec.UTF8), args);
+        new Command<>(CommandType.SET, new StatusOutput<>(codec), args);
     buffer.clear();
     command.encode(buffer);
     return buffer.writerIndex();
@@ -62,16 +82,44 @@ public class ScriptArgsBench {
     String[] keyArray = keys.toArray(String[]::new);
     String[] values = {token};
     CommandArgs<String, String> args =
-        new CommandArgs<>(StringCodec.UTF8)
-            .add(SHA)
-            .add(keyArray.length)
-            .addKeys(keyArray)
-            .addValues(values);
+        new CommandArgs<>(codec).add(SHA).add(keyArray.length).addKeys(keyArray).addValues(values);
     Command<String, String, Long> command =
-        new Command<>(CommandType.EVALSHA, new IntegerOutput<>(StringCodec.UTF8), args);
+        new Command<>(CommandType.EVALSHA, new IntegerOutput<>(codec), args);
     buffer.clear();
     command.encode(buffer);
     return buffer.writerIndex() + (ScriptOutputType.INTEGER.ordinal() & 0);
+  }
+
+  @Benchmark
+  public int encodeExtendBatch() {
+    return encodeBatch(codec);
+  }
+
+  @Benchmark
+  public int encodeExtendBatchLettuceUtf8() {
+    return encodeBatch(StringCodec.UTF8);
+  }
+
+  private int encodeBatch(RedisCodec<String, String> with) {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(with).add(SHA).add(BATCH).addKeys(batchKeys).addValues(batchArgs);
+    Command<String, String, String> command =
+        new Command<>(CommandType.EVALSHA, new ValueOutput<>(with), args);
+    buffer.clear();
+    command.encode(buffer);
+    return buffer.writerIndex();
+  }
+
+  /** The codec of the transport's connections and commands. */
+  @SuppressWarnings("unchecked")
+  private static RedisCodec<String, String> transportCodec() {
+    try {
+      Field field = Class.forName("io.redlock.lettuce.ExactUtf8Codec").getDeclaredField("UTF8");
+      field.setAccessible(true);
+      return (RedisCodec<String, String>) field.get(null);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the Lettuce transport's codec is not where it was", e);
+    }
   }
 
   @TearDown
