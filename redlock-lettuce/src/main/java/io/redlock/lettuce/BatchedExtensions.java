@@ -4,7 +4,6 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.output.ValueOutput;
-import io.lettuce.core.protocol.CommandArgs;
 import io.redlock.spi.ExtendRequest;
 import io.redlock.spi.NodeStalledException;
 import java.net.ConnectException;
@@ -142,15 +141,13 @@ final class BatchedExtensions {
       return CompletableFuture.failedFuture(new NodeStalledException(backlog.batchRefusal()));
     }
     Batch batch = new Batch(n, number);
-    CommandArgs<String, String> arguments =
-        new CommandArgs<>(ExactUtf8Codec.UTF8)
-            .add(
-                bySha
-                    ? RoundScripts.digest(Script.EXTEND_BATCH)
-                    : RoundScripts.source(Script.EXTEND_BATCH))
-            .add(n)
-            .addKeys(keys)
-            .addValues(args);
+    ScriptArgs arguments =
+        new ScriptArgs(
+            bySha
+                ? RoundScripts.digest(Script.EXTEND_BATCH)
+                : RoundScripts.source(Script.EXTEND_BATCH),
+            keys,
+            args);
     // Counted as one request (no bytes) like a vote; its bytes in the batches' own budget,
     // until Lettuce lets go of the command whichever way.
     CountedVote<String, String> vote = new CountedVote<>(backlog, 0, Function.identity(), false);

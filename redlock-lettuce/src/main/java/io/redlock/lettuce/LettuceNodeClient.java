@@ -10,7 +10,6 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.RedlockConfigException;
 import io.redlock.spi.MaxTtlRegister;
@@ -218,16 +217,11 @@ final class LettuceNodeClient implements NodeClient {
       String[] keys,
       String... args) {
     boolean loaded = scripts.isLoaded(script, number);
-    CommandArgs<String, String> arguments =
-        new CommandArgs<>(ExactUtf8Codec.UTF8)
-            .add(loaded ? RoundScripts.digest(script) : RoundScripts.source(script))
-            .add(keys.length)
-            .addKeys(keys)
-            .addValues(args);
     return commands.dispatch(
         loaded ? RoundCommand.EVALSHA : RoundCommand.EVAL,
         new IntegerOutput<>(ExactUtf8Codec.UTF8),
-        arguments);
+        new ScriptArgs(
+            loaded ? RoundScripts.digest(script) : RoundScripts.source(script), keys, args));
   }
 
   @Override

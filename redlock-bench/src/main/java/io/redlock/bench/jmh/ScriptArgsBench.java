@@ -1,6 +1,5 @@
 package io.redlock.bench.jmh;
 
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.codec.RedisCodec;
 import io.lettuce.core.codec.StringCodec;
@@ -12,7 +11,12 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -30,14 +34,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * What the Lettuce transport builds and encodes per node and call, without a connection: the
  * {@code SET key token NX PX ttl} of a one-resource lock, the {@code EVALSHA sha 1 key token}
  * of a release, and the {@code EVALSHA sha 1000 key... ttl token...} of a batch of a thousand
- * auto-extensions (as {@code LettuceNodeClient} and {@code BatchedExtensions} build them:
- * key array, argument array, Lettuce {@link CommandArgs}), each encoded into a reused direct
- * buffer of Netty's default allocator, as the RESP bytes that go on the wire.
+ * auto-extensions, each built as {@code LettuceNodeClient} and {@code BatchedExtensions} build
+ * it and encoded into a reused direct buffer of Netty's default allocator, as the RESP bytes
+ * that go on the wire.
  *
- * <p>With the transport's own codec ({@code io.redlock.lettuce.ExactUtf8Codec}, read by
- * reflection: it is internal), which tells Lettuce each string's exact UTF-8 size; the batch
- * also with Lettuce's {@link StringCodec#UTF8}, which encodes every key and value into a
- * buffer of its own first (taken from the same allocator) to learn its length.
+ * <p>The transport's codec ({@code ExactUtf8Codec}) and script arguments ({@code ScriptArgs})
+ * are internal to it, so they are reached by reflection. {@code encodeExtendBatchLettuceArgs}
+ * builds the same batch with Lettuce's own {@link CommandArgs} and {@link StringCodec#UTF8}, as
+ * the transport did before it had either: an object per argument, a {@code String} per length
+ * of ten bytes or more, and a buffer of its own per key and value to learn its length.
  *
  * <pre>java -jar redlock-bench/target/benchmarks.jar ScriptArgsBench -prof gc</pre>
  */
@@ -48,7 +53,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 1)
 @Fork(1)
 public class ScriptArgsBench {
-  private static final String SHA = "2d4b8c7e3b1f0f1f5e0b6c1c5e4f8a9b7c6d5e4f";
+  private static final byte[] SHA =
+      "2d4b8c7e3b1f0f1f5e0b6c1c5e4f8a9b7c6d5e4f".getBytes(StandardCharsets.US_ASCII);
+  private static final MethodHandle SCRIPT_ARGS = scriptArgs();
   private static final int BATCH = 1_000;
   private final RedisCodec<String, String> codec = transportCodec();
   private final List<String> keys = List.of("orders:42");
@@ -78,31 +85,38 @@ public class ScriptArgsBench {
   }
 
   @Benchmark
-  public int encodeEvalshaUnlock() {
+  @SuppressWarnings("unchecked")
+  public int encodeEvalshaUnlock() throws Throwable {
     String[] keyArray = keys.toArray(String[]::new);
-    String[] values = {token};
     CommandArgs<String, String> args =
-        new CommandArgs<>(codec).add(SHA).add(keyArray.length).addKeys(keyArray).addValues(values);
+        (CommandArgs<String, String>) SCRIPT_ARGS.invokeExact(SHA, keyArray, new String[] {token});
     Command<String, String, Long> command =
         new Command<>(CommandType.EVALSHA, new IntegerOutput<>(codec), args);
     buffer.clear();
     command.encode(buffer);
-    return buffer.writerIndex() + (ScriptOutputType.INTEGER.ordinal() & 0);
+    return buffer.writerIndex();
   }
 
   @Benchmark
-  public int encodeExtendBatch() {
-    return encodeBatch(codec);
-  }
-
-  @Benchmark
-  public int encodeExtendBatchLettuceUtf8() {
-    return encodeBatch(StringCodec.UTF8);
-  }
-
-  private int encodeBatch(RedisCodec<String, String> with) {
+  @SuppressWarnings("unchecked")
+  public int encodeExtendBatch() throws Throwable {
     CommandArgs<String, String> args =
-        new CommandArgs<>(with).add(SHA).add(BATCH).addKeys(batchKeys).addValues(batchArgs);
+        (CommandArgs<String, String>) SCRIPT_ARGS.invokeExact(SHA, batchKeys, batchArgs);
+    return encodeBatch(args, codec);
+  }
+
+  @Benchmark
+  public int encodeExtendBatchLettuceArgs() {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(StringCodec.UTF8)
+            .add(SHA)
+            .add(BATCH)
+            .addKeys(batchKeys)
+            .addValues(batchArgs);
+    return encodeBatch(args, StringCodec.UTF8);
+  }
+
+  private int encodeBatch(CommandArgs<String, String> args, RedisCodec<String, String> with) {
     Command<String, String, String> command =
         new Command<>(CommandType.EVALSHA, new ValueOutput<>(with), args);
     buffer.clear();
@@ -119,6 +133,23 @@ public class ScriptArgsBench {
       return (RedisCodec<String, String>) field.get(null);
     } catch (ReflectiveOperationException e) {
       throw new IllegalStateException("the Lettuce transport's codec is not where it was", e);
+    }
+  }
+
+  /** {@code new ScriptArgs(byte[] script, String[] keys, String[] args)}, as CommandArgs. */
+  private static MethodHandle scriptArgs() {
+    try {
+      Constructor<?> constructor =
+          Class.forName("io.redlock.lettuce.ScriptArgs")
+              .getDeclaredConstructor(byte[].class, String[].class, String[].class);
+      constructor.setAccessible(true);
+      return MethodHandles.lookup()
+          .unreflectConstructor(constructor)
+          .asType(
+              MethodType.methodType(
+                  CommandArgs.class, byte[].class, String[].class, String[].class));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("the Lettuce transport's ScriptArgs is not where it was", e);
     }
   }
 

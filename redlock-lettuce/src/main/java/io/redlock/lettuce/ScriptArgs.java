@@ -1,0 +1,120 @@
+package io.redlock.lettuce;
+
+import io.lettuce.core.protocol.CommandArgs;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The arguments of an {@code EVAL} or {@code EVALSHA}: the script (its source or its digest),
+ * the number of keys, the keys, then the other arguments, each written as a RESP bulk string
+ * straight from the arrays the caller built, in UTF-8.
+ *
+ * <p>The bytes are those Lettuce's own {@link CommandArgs} writes for the same strings with
+ * {@link ExactUtf8Codec}; what is left out is its bookkeeping per argument: an object wrapping
+ * each key and value, the list that holds them, and a {@code String} for every length of ten
+ * bytes or more (Lettuce writes a length by {@link Long#toString}). A batch of a thousand
+ * auto-extensions made about 120 kB of garbage that way.
+ *
+ * <p>{@link #toString()} names the script's reference and the number of keys and arguments,
+ * never their values (the tokens).
+ */
+final class ScriptArgs extends CommandArgs<String, String> {
+  private static final short CRLF = ('\r' << 8) | '\n';
+
+  private final byte[] script;
+  private final String[] keys;
+  private final String[] args;
+
+  /**
+   * @param script the script's source ({@code EVAL}) or its SHA-1 digest ({@code EVALSHA}),
+   *     in UTF-8 ({@link RoundScripts#source}, {@link RoundScripts#digest})
+   */
+  ScriptArgs(byte[] script, String[] keys, String... args) {
+    super(ExactUtf8Codec.UTF8);
+    this.script = script;
+    this.keys = keys;
+    this.args = args;
+  }
+
+  @Override
+  public int count() {
+    return 2 + keys.length + args.length;
+  }
+
+  @Override
+  public void encode(ByteBuf target) {
+    target.ensureWritable(script.length + 16);
+    target.writeByte('$');
+    length(target, script.length);
+    target.writeShort(CRLF);
+    target.writeBytes(script);
+    target.writeShort(CRLF);
+    target.writeByte('$');
+    length(target, digits(keys.length));
+    target.writeShort(CRLF);
+    length(target, keys.length);
+    target.writeShort(CRLF);
+    for (String key : keys) {
+      bulk(target, key);
+    }
+    for (String arg : args) {
+      bulk(target, arg);
+    }
+  }
+
+  @Override
+  public ByteBuffer getFirstEncodedKey() {
+    return keys.length == 0 ? null : ExactUtf8Codec.UTF8.encodeKey(keys[0]);
+  }
+
+  @Override
+  public String toCommandString() {
+    return toString();
+  }
+
+  @Override
+  public String toString() {
+    return "ScriptArgs[script="
+        + (script.length == 40
+            ? new String(script, StandardCharsets.US_ASCII)
+            : "<source of " + script.length + " bytes>")
+        + ", keys="
+        + keys.length
+        + ", args="
+        + args.length
+        + "]";
+  }
+
+  /** {@code $<length>\r\n<utf-8 bytes>\r\n}. */
+  private static void bulk(ByteBuf target, String value) {
+    int size = ByteBufUtil.utf8Bytes(value);
+    target.ensureWritable(size + 16);
+    target.writeByte('$');
+    length(target, size);
+    target.writeShort(CRLF);
+    ByteBufUtil.writeUtf8(target, value);
+    target.writeShort(CRLF);
+  }
+
+  /** The decimal digits of {@code n} (not negative), written without a {@code String}. */
+  private static void length(ByteBuf target, int n) {
+    int divisor = 1;
+    while (n / divisor >= 10) {
+      divisor *= 10;
+    }
+    for (; divisor > 0; divisor /= 10) {
+      target.writeByte('0' + n / divisor % 10);
+    }
+  }
+
+  /** How many decimal digits {@code n} (not negative) has. */
+  private static int digits(int n) {
+    int digits = 1;
+    for (int rest = n; rest >= 10; rest /= 10) {
+      digits++;
+    }
+    return digits;
+  }
+}
