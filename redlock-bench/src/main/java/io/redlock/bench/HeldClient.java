@@ -103,9 +103,34 @@ final class HeldClient implements AutoCloseable {
       if (line.startsWith(prefix)) {
         return line.substring(prefix.length()).trim();
       }
+      if (line.startsWith(NOT_HELD)) {
+        throw new NotHeld(line.substring(NOT_HELD.length()).trim());
+      }
       System.err.println("  [" + name + "] " + line);
     }
     throw new IOException(name + "'s JVM ended before answering " + prefix.trim());
+  }
+
+  /** What the child answers instead of {@code held} when it could not take every lock. */
+  private static final String NOT_HELD = "not-held ";
+
+  /** The child could not take every lock; {@link #getMessage()} says why, on one line. */
+  static final class NotHeld extends IOException {
+    NotHeld(String reason) {
+      super(reason);
+    }
+  }
+
+  /** The failure's message and its innermost cause's, on one line, at most 400 characters. */
+  static String reason(Throwable failure) {
+    Throwable cause = failure;
+    while (cause.getCause() != null && cause.getCause() != cause) {
+      cause = cause.getCause();
+    }
+    String text =
+        failure.getMessage() + ": " + cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    text = text.replaceAll("\\s+", " ");
+    return text.length() <= 400 ? text : text.substring(0, 400) + "...";
   }
 
   /** Ends the child (its locks stay on the nodes until the harness deletes them). */
@@ -159,7 +184,14 @@ final class HeldClient implements AutoCloseable {
       locks.releaseAll();
       long before = heapAfterGc();
       long started = System.nanoTime();
-      locks.hold(prefix, count);
+      try {
+        locks.hold(prefix, count);
+      } catch (IllegalStateException e) {
+        // One lock could not be taken (HeldLocks.acquireAll): a result, not a crash.
+        e.printStackTrace();
+        out.println(NOT_HELD + reason(e));
+        System.exit(1);
+      }
       long acquired = System.nanoTime() - started;
       Thread.sleep(settle.toMillis());
       long held = heapAfterGc();

@@ -41,6 +41,12 @@ import java.util.Locale;
 public final class HeldHarness {
   private HeldHarness() {}
 
+  /**
+   * One implementation that could not take {@code held} locks in one round: one acquisition
+   * failed ({@code reason}, as its client said it), and nothing was measured.
+   */
+  record NotHeld(String impl, int held, int round, String reason) {}
+
   /** One implementation holding {@code held} locks in one round, and what it cost. */
   record Run(
       String impl,
@@ -150,6 +156,7 @@ public final class HeldHarness {
     Instant started = Instant.now();
     long t0 = System.nanoTime();
     List<Run> runs = new ArrayList<>();
+    List<NotHeld> notHeld = new ArrayList<>();
     String redisVersion;
     try (RedisServers servers = RedisServers.start(5)) {
       redisVersion =
@@ -160,15 +167,22 @@ public final class HeldHarness {
           List<String> order = new ArrayList<>(o.impls);
           Collections.rotate(order, -(r % order.size()));
           for (String impl : order) {
-            Run run = measure(servers, impl, held, r, o);
-            print(run);
-            runs.add(run);
+            try {
+              Run run = measure(servers, impl, held, r, o);
+              print(run);
+              runs.add(run);
+            } catch (HeldClient.NotHeld e) {
+              NotHeld failed = new NotHeld(impl, held, r, e.getMessage());
+              System.out.printf(
+                  Locale.ROOT, "%-26s held=%,7d not held: %s%n", impl, held, e.getMessage());
+              notHeld.add(failed);
+            }
           }
         }
       }
     }
     double minutes = (System.nanoTime() - t0) / 60e9;
-    HeldReport report = new HeldReport(o, runs, load, started, minutes, redisVersion);
+    HeldReport report = new HeldReport(o, runs, notHeld, load, started, minutes, redisVersion);
     Files.createDirectories(o.out.toAbsolutePath().getParent());
     MarkedSection.HELD.write(o.out, report.section());
     Files.writeString(o.chart, report.svg(), StandardCharsets.UTF_8);
@@ -199,9 +213,10 @@ public final class HeldHarness {
       window = client.measure(o.window);
       after = sampleAll(servers, nodes);
       windowEnd = System.nanoTime();
-    }
-    for (int i = 0; i < nodes; i++) {
-      deleteKeys(servers, i, prefix);
+    } finally {
+      for (int i = 0; i < nodes; i++) {
+        deleteKeys(servers, i, prefix);
+      }
     }
     double seconds = (windowEnd - windowStart) / 1e9;
     double serverCpu = 0;

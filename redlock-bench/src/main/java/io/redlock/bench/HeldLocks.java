@@ -6,9 +6,11 @@ import io.redlock.RedlockConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.IntFunction;
 import org.redisson.Redisson;
@@ -105,14 +107,16 @@ interface HeldLocks extends AutoCloseable {
       throws InterruptedException {
     Semaphore room = new Semaphore(IN_FLIGHT);
     AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicInteger failedAt = new AtomicInteger(-1);
     for (int i = 0; i < count && failure.get() == null; i++) {
       room.acquire();
+      int index = i;
       start
           .apply(i)
           .whenComplete(
               (ignored, error) -> {
-                if (error != null) {
-                  failure.compareAndSet(null, error);
+                if (error != null && failure.compareAndSet(null, error)) {
+                  failedAt.set(index);
                 }
                 room.release();
               });
@@ -120,7 +124,10 @@ interface HeldLocks extends AutoCloseable {
     room.acquire(IN_FLIGHT);
     room.release(IN_FLIGHT);
     if (failure.get() != null) {
-      throw new IllegalStateException("a lock could not be acquired", failure.get());
+      throw new IllegalStateException(
+          String.format(
+              Locale.ROOT, "lock %,d of %,d could not be acquired", failedAt.get() + 1, count),
+          failure.get());
     }
   }
 

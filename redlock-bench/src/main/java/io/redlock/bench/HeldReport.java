@@ -13,6 +13,7 @@ import java.util.function.ToDoubleFunction;
 final class HeldReport {
   private final HeldHarness.Options o;
   private final List<HeldHarness.Run> runs;
+  private final List<HeldHarness.NotHeld> notHeld;
   private final String load;
   private final Instant started;
   private final double minutes;
@@ -21,12 +22,14 @@ final class HeldReport {
   HeldReport(
       HeldHarness.Options o,
       List<HeldHarness.Run> runs,
+      List<HeldHarness.NotHeld> notHeld,
       String load,
       Instant started,
       double minutes,
       String redisVersion) {
     this.o = o;
     this.runs = List.copyOf(runs);
+    this.notHeld = List.copyOf(notHeld);
     this.load = load;
     this.started = started;
     this.minutes = minutes;
@@ -174,6 +177,16 @@ final class HeldReport {
       }
     }
     md.append('\n');
+    for (HeldHarness.NotHeld n : notHeld) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Not measured: `%s` could not hold %,d in round %d, and its client ended: %s%n%n",
+              n.impl(),
+              n.held(),
+              n.round() + 1,
+              n.reason().replace("|", "\\|")));
+    }
 
     md.append("Ratios, `redlock` / peer, computed within each round, median of the rounds:\n\n");
     md.append(
@@ -231,9 +244,17 @@ final class HeldReport {
     md.append(
         String.format(
             Locale.ROOT,
-            "| leases lost, redlock, every size | = 0 | %d | %s |\n\n",
+            "| leases lost, redlock, every size | = 0 | %d | %s |\n",
             lost,
             lost == 0 ? "met" : "**not met**"));
+    long fellShort = notHeld.stream().filter(n -> n.impl().equals(HeldLocks.REDLOCK)).count();
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| measurements in which redlock could not take every lease, every size | = 0 | %d |"
+                + " %s |\n\n",
+            fellShort,
+            fellShort == 0 ? "met" : "**not met**"));
     floors(md);
     md.append(
         "![client CPU, server CPU and scripts per node against held leases](performance-held.svg)\n");
@@ -242,37 +263,36 @@ final class HeldReport {
   }
 
   /**
-   * For each size at which {@code redlock} lost leases or let keys expire: the CPU its cost per
+   * For each size at which {@code redlock} lost leases, let keys expire or could not take every
+   * lease: the CPU its cost per
    * held lease, measured in this run at the largest size that lost nothing, would need there,
    * against the cores of this machine (which also runs the five servers).
    */
   private void floors(StringBuilder md) {
     int cores = Runtime.getRuntime().availableProcessors();
     for (int held : o.held) {
-      List<HeldHarness.Run> mine = runs(HeldLocks.REDLOCK, held);
-      if (mine.isEmpty() || mine.stream().allMatch(r -> r.lost() == 0 && r.expiredKeys() == 0)) {
+      if (sound(held)) {
         continue;
       }
-      int sound = -1;
+      int largestSound = -1;
       for (int smaller : o.held) {
-        List<HeldHarness.Run> those = runs(HeldLocks.REDLOCK, smaller);
-        if (smaller < held
-            && !those.isEmpty()
-            && those.stream().allMatch(r -> r.lost() == 0 && r.expiredKeys() == 0)) {
-          sound = Math.max(sound, smaller);
+        if (smaller < held && !runs(HeldLocks.REDLOCK, smaller).isEmpty() && sound(smaller)) {
+          largestSound = Math.max(largestSound, smaller);
         }
       }
-      if (sound < 0) {
+      if (largestSound < 0) {
         md.append(
             String.format(
                 Locale.ROOT,
-                "At %,d held, leases were lost, and no smaller size of this run lost none to"
+                "At %,d held, leases were lost or could not all be taken, and no smaller size of"
+                    + " this run kept every one to"
                     + " say what they would need.%n%n",
                 held));
         continue;
       }
-      List<HeldHarness.Run> base = runs(HeldLocks.REDLOCK, sound);
-      double perLease = (median(base, CLIENT) + median(base, SERVER)) / sound; // ms/s per lease
+      List<HeldHarness.Run> base = runs(HeldLocks.REDLOCK, largestSound);
+      double perLease =
+          (median(base, CLIENT) + median(base, SERVER)) / largestSound; // ms/s per lease
       double need = perLease * held;
       md.append(
           String.format(
@@ -282,7 +302,7 @@ final class HeldReport {
                   + " extended as often need %s ms/s, %.2f cores, on a machine of %d cores that"
                   + " runs the client and the five servers: %s%n%n",
               held,
-              sound,
+              largestSound,
               Chart.fmt(perLease * 1000),
               held,
               Chart.fmt(need),
@@ -295,6 +315,17 @@ final class HeldReport {
                   : "within what this machine can give, so the losses are the library's to"
                       + " explain."));
     }
+  }
+
+  /** Whether {@code redlock} took and kept every lease at {@code held} in every round. */
+  private boolean sound(int held) {
+    return !ourNotHeld(held)
+        && runs(HeldLocks.REDLOCK, held).stream()
+            .allMatch(r -> r.lost() == 0 && r.expiredKeys() == 0);
+  }
+
+  private boolean ourNotHeld(int held) {
+    return notHeld.stream().anyMatch(n -> n.impl().equals(HeldLocks.REDLOCK) && n.held() == held);
   }
 
   private List<HeldHarness.Run> runs(String impl, int held) {

@@ -1,0 +1,79 @@
+package io.redlock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The held-lease section says when an implementation could not take every lock: a
+ * measurement that never happened is named, fails the target, and gets the floor line.
+ */
+class HeldReportTest {
+  private static final HeldHarness.Options OPTIONS =
+      HeldHarness.Options.parse(
+          new String[] {"--held", "1000,100000", "--impls", "redlock,redisson-redlock-same-rate"});
+
+  @Test
+  void aMeasurementThatCouldNotTakeEveryLockIsNamedAndFailsItsTarget() {
+    String reason =
+        "lock 87,635 of 100,000 could not be acquired: LockUnavailableException: a majority"
+            + " (3 of 5) was not reached | 11 attempts";
+    String section =
+        report(List.of(new HeldHarness.NotHeld(HeldLocks.REDLOCK, 100_000, 1, reason))).section();
+
+    assertThat(section)
+        .contains(
+            "Not measured: `redlock` could not hold 100,000 in round 2, and its client ended:"
+                + " lock 87,635 of 100,000 could not be acquired")
+        .contains("reached \\| 11 attempts")
+        .contains(
+            "| measurements in which redlock could not take every lease, every size | = 0 | 1 |"
+                + " **not met** |")
+        .contains("Floor at 100,000 held: at 1,000 held, with nothing lost");
+  }
+
+  @Test
+  void everyLockTakenMeetsTheTargetAndNeedsNoFloor() {
+    String section = report(List.of()).section();
+
+    assertThat(section)
+        .doesNotContain("Not measured:")
+        .contains(
+            "| measurements in which redlock could not take every lease, every size | = 0 | 0 |"
+                + " met |")
+        .doesNotContain("Floor at");
+  }
+
+  private static HeldReport report(List<HeldHarness.NotHeld> notHeld) {
+    List<HeldHarness.Run> runs =
+        List.of(
+            run(HeldLocks.REDLOCK, 1_000, 0, 40, 20, 1_066),
+            run("redisson-redlock-same-rate", 1_000, 0, 50, 30, 1_980),
+            run(HeldLocks.REDLOCK, 1_000, 1, 42, 18, 1_067),
+            run("redisson-redlock-same-rate", 1_000, 1, 70, 34, 1_980),
+            run(HeldLocks.REDLOCK, 100_000, 0, 320, 940, 106_491),
+            run("redisson-redlock-same-rate", 100_000, 0, 610, 812, 61_190),
+            run("redisson-redlock-same-rate", 100_000, 1, 320, 426, 30_323));
+    return new HeldReport(OPTIONS, runs, notHeld, "0.5 0.5 0.5", Instant.EPOCH, 25.0, "6.2.11");
+  }
+
+  private static HeldHarness.Run run(
+      String impl, int held, int round, double client, double servers, double extensions) {
+    return new HeldHarness.Run(
+        impl,
+        held,
+        round,
+        5,
+        client,
+        servers,
+        extensions / 1_000,
+        extensions * 2,
+        extensions,
+        500,
+        0,
+        impl.equals(HeldLocks.REDLOCK) ? 0 : -1,
+        1.0);
+  }
+}
