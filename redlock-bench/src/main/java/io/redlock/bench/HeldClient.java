@@ -104,7 +104,7 @@ final class HeldClient implements AutoCloseable {
         return line.substring(prefix.length()).trim();
       }
       if (line.startsWith(NOT_HELD)) {
-        throw new NotHeld(line.substring(NOT_HELD.length()).trim());
+        throw new CouldNotHold(line.substring(NOT_HELD.length()).trim());
       }
       System.err.println("  [" + name + "] " + line);
     }
@@ -115,8 +115,8 @@ final class HeldClient implements AutoCloseable {
   private static final String NOT_HELD = "not-held ";
 
   /** The child could not take every lock; {@link #getMessage()} says why, on one line. */
-  static final class NotHeld extends IOException {
-    NotHeld(String reason) {
+  static final class CouldNotHold extends IOException {
+    CouldNotHold(String reason) {
       super(reason);
     }
   }
@@ -186,8 +186,8 @@ final class HeldClient implements AutoCloseable {
       long started = System.nanoTime();
       try {
         locks.hold(prefix, count);
-      } catch (IllegalStateException e) {
-        // One lock could not be taken (HeldLocks.acquireAll): a result, not a crash.
+      } catch (HeldLocks.NotAcquired e) {
+        // One lock could not be taken: a result, not a crash.
         e.printStackTrace();
         out.println(NOT_HELD + reason(e));
         System.exit(1);

@@ -171,7 +171,7 @@ public final class HeldHarness {
               Run run = measure(servers, impl, held, r, o);
               print(run);
               runs.add(run);
-            } catch (HeldClient.NotHeld e) {
+            } catch (HeldClient.CouldNotHold e) {
               NotHeld failed = new NotHeld(impl, held, r, e.getMessage());
               System.out.printf(
                   Locale.ROOT, "%-26s held=%,7d not held: %s%n", impl, held, e.getMessage());
@@ -215,7 +215,12 @@ public final class HeldHarness {
       windowEnd = System.nanoTime();
     } finally {
       for (int i = 0; i < nodes; i++) {
-        deleteKeys(servers, i, prefix);
+        try {
+          deleteKeys(servers, i, prefix);
+        } catch (RuntimeException e) {
+          // Not to hide why the measurement ended; the next one uses keys of its own.
+          System.err.printf("could not delete %s* on server %d: %s%n", prefix, i, e);
+        }
       }
     }
     double seconds = (windowEnd - windowStart) / 1e9;

@@ -43,9 +43,16 @@ interface HeldLocks extends AutoCloseable {
    * Acquires {@code count} locks named {@code prefix + i}, each extended in the background by
    * the implementation's watchdog, and keeps them; returns once all are held.
    *
-   * @throws IllegalStateException if a lock could not be acquired
+   * @throws NotAcquired if a lock could not be acquired
    */
   void hold(String prefix, int count) throws InterruptedException;
+
+  /** One of the locks {@link #hold} was asked for could not be acquired: its message says which. */
+  final class NotAcquired extends RuntimeException {
+    NotAcquired(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
 
   /** Releases what {@link #hold} took (used after the warm-up only). */
   void releaseAll() throws InterruptedException;
@@ -124,7 +131,7 @@ interface HeldLocks extends AutoCloseable {
     room.acquire(IN_FLIGHT);
     room.release(IN_FLIGHT);
     if (failure.get() != null) {
-      throw new IllegalStateException(
+      throw new NotAcquired(
           String.format(
               Locale.ROOT, "lock %,d of %,d could not be acquired", failedAt.get() + 1, count),
           failure.get());

@@ -708,9 +708,11 @@ final class Report {
     StringBuilder md = new StringBuilder();
     md.append(
         "`java -jar redlock-bench/target/benchmarks.jar -prof gc` (package"
-            + " `io.redlock.bench.jmh`) measures what needs no network, through the public API:"
-            + " the script arguments the Lettuce transport encodes per call, and a whole"
-            + " acquire+release through `Redlock` over 5 in-memory nodes that answer at once"
+            + " `io.redlock.bench.jmh`) measures what needs no network: the commands the"
+            + " Lettuce transport encodes per call and per batch of 1,000 auto-extensions (its"
+            + " codec and script arguments, internal to it, reached by reflection; beside them"
+            + " the same batch with Lettuce's own arguments), and a whole acquire+release"
+            + " through the public API, `Redlock` over 5 in-memory nodes that answer at once"
             + " (the token, two rounds of 5 votes with their deadlines, validity, lease and"
             + " tracking). `gc.alloc.rate.norm` is the bytes allocated per operation; for"
             + " `FullCycleBench.acquireRelease` that is bytes per acquire+release, without the"

@@ -41,15 +41,17 @@ final class ExactUtf8Codec implements RedisCodec<String, String>, ToByteBufEncod
 
   @Override
   public void encodeKey(String key, ByteBuf target) {
-    if (key != null) {
-      ByteBufUtil.writeUtf8(target, key);
-    }
+    write(key, target);
   }
 
   @Override
   public void encodeValue(String value, ByteBuf target) {
-    if (value != null) {
-      ByteBufUtil.writeUtf8(target, value);
+    write(value, target);
+  }
+
+  private static void write(String string, ByteBuf target) {
+    if (string != null) {
+      ByteBufUtil.writeUtf8(target, string);
     }
   }
 

@@ -42,7 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * are internal to it, so they are reached by reflection. {@code encodeExtendBatchLettuceArgs}
  * builds the same batch with Lettuce's own {@link CommandArgs} and {@link StringCodec#UTF8}, as
  * the transport did before it had either: an object per argument, a {@code String} per length
- * of ten bytes or more, and a buffer of its own per key and value to learn its length.
+ * of ten bytes or more, and a buffer of its own per key and value to learn its length; {@code
+ * encodeExtendBatchLettuceArgsExactCodec} with Lettuce's arguments and the transport's codec
+ * (no buffer per argument, the rest as before).
  *
  * <pre>java -jar redlock-bench/target/benchmarks.jar ScriptArgsBench -prof gc</pre>
  */
@@ -114,6 +116,13 @@ public class ScriptArgsBench {
             .addKeys(batchKeys)
             .addValues(batchArgs);
     return encodeBatch(args, StringCodec.UTF8);
+  }
+
+  @Benchmark
+  public int encodeExtendBatchLettuceArgsExactCodec() {
+    CommandArgs<String, String> args =
+        new CommandArgs<>(codec).add(SHA).add(BATCH).addKeys(batchKeys).addValues(batchArgs);
+    return encodeBatch(args, codec);
   }
 
   private int encodeBatch(CommandArgs<String, String> args, RedisCodec<String, String> with) {

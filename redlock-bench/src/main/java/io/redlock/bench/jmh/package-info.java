@@ -3,9 +3,10 @@
  * the arguments the Lettuce transport encodes per call
  * ({@link io.redlock.bench.jmh.ScriptArgsBench}) and a whole acquire+release over in-memory
  * nodes ({@link io.redlock.bench.jmh.FullCycleBench}), which includes the token, both rounds'
- * quorum bookkeeping and their deadlines. Every benchmark goes through the public API: the
- * core's {@code io.redlock.internal} is the core's alone, and its pieces are measured where
- * they add up, in a whole cycle.
+ * quorum bookkeeping and their deadlines. The core is measured through its public API: its
+ * {@code io.redlock.internal} is the core's alone, and its pieces are measured where they add
+ * up, in a whole cycle. The transport's codec and script arguments, internal to the Lettuce
+ * module, are reached by reflection: they are what goes on the wire.
  *
  * <p>Run them all, from the repository root:
  *
