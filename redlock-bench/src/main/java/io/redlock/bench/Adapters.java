@@ -281,7 +281,7 @@ final class Adapters {
    */
   static LockUnderTest lettuceFanout(String name, List<String> uris, Retry retry) {
     Fanout fanout = new Fanout(uris);
-    String unlockSha = fanout.load(UNLOCK_SCRIPT);
+    byte[] unlockSha = fanout.load(UNLOCK_SCRIPT);
     SetArgs args = SetArgs.Builder.nx().px(TTL.toMillis());
     AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
     return new Named(name, fanout.size()) {

@@ -2,14 +2,16 @@ package io.redlock.bench;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.redlock.lettuce.LettuceTransport;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * The connections of the Lettuce fan-out floors ({@code lettuce-fanout}, {@link FencedFloor}):
  * one per node, with what this library's transport gives the commands of its rounds
  * (asynchronous API, flushes consolidated, no Lettuce timeout on any command, commands refused
- * while disconnected), and a round that asks every node at once and is decided at a majority.
+ * while disconnected, its encoding: {@link TransportEncoding}), and a round that asks every node at once and is decided at a majority.
  * Nothing else: no validity, node timeout, restart guard or lease bookkeeping; a caller gives
  * up on a round that no majority decided within {@link #ROUND_LIMIT}, so that a silent node
  * cannot block a run.
@@ -67,7 +69,8 @@ final class Fanout implements AutoCloseable {
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(OPTIONS);
         clients.add(client);
-        StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+        StatefulRedisConnection<String, String> connection =
+            client.connect(TransportEncoding.CODEC);
         connections.add(connection);
         nodes.add(connection.async());
       }
@@ -82,13 +85,25 @@ final class Fanout implements AutoCloseable {
     return nodes.size();
   }
 
-  /** Loads {@code script} on every node; its SHA-1. */
-  String load(String script) {
+  /** Loads {@code script} on every node; its SHA-1 in hexadecimal, as {@code EVALSHA} takes it. */
+  byte[] load(String script) {
     String sha = null;
     for (StatefulRedisConnection<String, String> connection : connections) {
       sha = connection.sync().scriptLoad(script);
     }
-    return sha;
+    return sha.getBytes(StandardCharsets.US_ASCII);
+  }
+
+  /**
+   * {@code EVALSHA sha keys args} of a script that answers an integer, its arguments encoded as
+   * the transport encodes a round's script ({@link TransportEncoding#scriptArgs}).
+   */
+  static RedisFuture<Long> evalsha(
+      RedisAsyncCommands<String, String> node, byte[] sha, String[] keys, String... args) {
+    return node.dispatch(
+        CommandType.EVALSHA,
+        new IntegerOutput<>(TransportEncoding.CODEC),
+        TransportEncoding.scriptArgs(sha, keys, args));
   }
 
   /** Each node's value of {@code key} ({@code null} where it has none), read one node at a time. */
@@ -129,13 +144,9 @@ final class Fanout implements AutoCloseable {
    * Sends the release script {@code sha} (compare-and-delete of {@code key} against {@code
    * token}) to every node at once and waits for a majority of answers, whatever they say.
    */
-  void release(String sha, String key, String token) throws InterruptedException {
+  void release(byte[] sha, String key, String token) throws InterruptedException {
     String[] keys = {key};
-    await(
-        majority(
-            (i, node) ->
-                node.<Long>evalsha(sha, ScriptOutputType.INTEGER, keys, token)
-                    .thenApply(deleted -> true)));
+    await(majority((i, node) -> evalsha(node, sha, keys, token).thenApply(deleted -> true)));
   }
 
   /** Waits for a round's decision, at most {@link #ROUND_LIMIT}. */

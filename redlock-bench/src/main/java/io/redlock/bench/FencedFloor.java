@@ -1,6 +1,5 @@
 package io.redlock.bench;
 
-import io.lettuce.core.ScriptOutputType;
 import io.redlock.FreshMarker;
 import io.redlock.RedlockConfig;
 import io.redlock.internal.Fencing;
@@ -43,9 +42,9 @@ final class FencedFloor {
     String fenceSource = source("FENCE");
     String unlockSource = source("UNLOCK");
     Fanout fanout = new Fanout(uris);
-    String lockSha = fanout.load(lockSource);
-    String fenceSha = fanout.load(fenceSource);
-    String unlockSha = fanout.load(unlockSource);
+    byte[] lockSha = fanout.load(lockSource);
+    byte[] fenceSha = fanout.load(fenceSource);
+    byte[] unlockSha = fanout.load(unlockSource);
     String prefix = RedlockConfig.DEFAULT_KEY_PREFIX;
     String record = FreshMarker.key(prefix);
     String ttl = Long.toString(Adapters.TTL.toMillis());
@@ -73,14 +72,7 @@ final class FencedFloor {
               fanout
                   .majority(
                       (i, node) ->
-                          node.<Long>evalsha(
-                                  lockSha,
-                                  ScriptOutputType.INTEGER,
-                                  lockKeys,
-                                  token,
-                                  ttl,
-                                  "1",
-                                  mode)
+                          Fanout.evalsha(node, lockSha, lockKeys, token, ttl, "1", mode)
                               .handle(
                                   (counter, error) -> {
                                     if (failed(error, failure)) {
@@ -97,13 +89,7 @@ final class FencedFloor {
                         String fencing = Long.toString(token(counters));
                         return fanout.majority(
                             (i, node) ->
-                                node.<Long>evalsha(
-                                        fenceSha,
-                                        ScriptOutputType.INTEGER,
-                                        fenceKeys,
-                                        token,
-                                        "1",
-                                        fencing)
+                                Fanout.evalsha(node, fenceSha, fenceKeys, token, "1", fencing)
                                     .handle(
                                         (confirmed, error) -> {
                                           if (failed(error, failure)) {

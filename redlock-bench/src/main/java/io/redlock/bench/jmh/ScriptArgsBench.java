@@ -11,11 +11,7 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Field;
+import io.redlock.bench.TransportEncoding;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * that go on the wire.
  *
  * <p>The transport's codec ({@code ExactUtf8Codec}) and script arguments ({@code ScriptArgs})
- * are internal to it, so they are reached by reflection. {@code encodeExtendBatchLettuceArgs}
+ * are internal to it, so they are reached by reflection ({@link TransportEncoding}). {@code encodeExtendBatchLettuceArgs}
  * builds the same batch with Lettuce's own {@link CommandArgs} and {@link StringCodec#UTF8}, as
  * the transport did before it had either: an object per argument, a {@code String} per length
  * of ten bytes or more, and a buffer of its own per key and value to learn its length; {@code
@@ -57,9 +53,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class ScriptArgsBench {
   private static final byte[] SHA =
       "2d4b8c7e3b1f0f1f5e0b6c1c5e4f8a9b7c6d5e4f".getBytes(StandardCharsets.US_ASCII);
-  private static final MethodHandle SCRIPT_ARGS = scriptArgs();
   private static final int BATCH = 1_000;
-  private final RedisCodec<String, String> codec = transportCodec();
+  private final RedisCodec<String, String> codec = TransportEncoding.CODEC;
   private final List<String> keys = List.of("orders:42");
   private final String token = "0123456789abcdef0123456789abcdef01234567";
   private final long ttlMillis = 10_000;
@@ -87,11 +82,9 @@ public class ScriptArgsBench {
   }
 
   @Benchmark
-  @SuppressWarnings("unchecked")
-  public int encodeEvalshaUnlock() throws Throwable {
+  public int encodeEvalshaUnlock() {
     String[] keyArray = keys.toArray(String[]::new);
-    CommandArgs<String, String> args =
-        (CommandArgs<String, String>) SCRIPT_ARGS.invokeExact(SHA, keyArray, new String[] {token});
+    CommandArgs<String, String> args = TransportEncoding.scriptArgs(SHA, keyArray, token);
     Command<String, String, Long> command =
         new Command<>(CommandType.EVALSHA, new IntegerOutput<>(codec), args);
     buffer.clear();
@@ -100,10 +93,8 @@ public class ScriptArgsBench {
   }
 
   @Benchmark
-  @SuppressWarnings("unchecked")
-  public int encodeExtendBatch() throws Throwable {
-    CommandArgs<String, String> args =
-        (CommandArgs<String, String>) SCRIPT_ARGS.invokeExact(SHA, batchKeys, batchArgs);
+  public int encodeExtendBatch() {
+    CommandArgs<String, String> args = TransportEncoding.scriptArgs(SHA, batchKeys, batchArgs);
     return encodeBatch(args, codec);
   }
 
@@ -131,35 +122,6 @@ public class ScriptArgsBench {
     buffer.clear();
     command.encode(buffer);
     return buffer.writerIndex();
-  }
-
-  /** The codec of the transport's connections and commands. */
-  @SuppressWarnings("unchecked")
-  private static RedisCodec<String, String> transportCodec() {
-    try {
-      Field field = Class.forName("io.redlock.lettuce.ExactUtf8Codec").getDeclaredField("UTF8");
-      field.setAccessible(true);
-      return (RedisCodec<String, String>) field.get(null);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the Lettuce transport's codec is not where it was", e);
-    }
-  }
-
-  /** {@code new ScriptArgs(byte[] script, String[] keys, String[] args)}, as CommandArgs. */
-  private static MethodHandle scriptArgs() {
-    try {
-      Constructor<?> constructor =
-          Class.forName("io.redlock.lettuce.ScriptArgs")
-              .getDeclaredConstructor(byte[].class, String[].class, String[].class);
-      constructor.setAccessible(true);
-      return MethodHandles.lookup()
-          .unreflectConstructor(constructor)
-          .asType(
-              MethodType.methodType(
-                  CommandArgs.class, byte[].class, String[].class, String[].class));
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("the Lettuce transport's ScriptArgs is not where it was", e);
-    }
   }
 
   @TearDown
