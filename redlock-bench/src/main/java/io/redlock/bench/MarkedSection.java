@@ -8,8 +8,11 @@ import java.nio.file.Path;
 /**
  * A section of {@code docs/performance.md} that one harness writes between two HTML comments
  * and every other harness keeps as it is: {@link StallHarness}'s, {@link HeldHarness}'s and
- * {@link PathsHarness}'s, each run on its own, and the own-I/O experiment's record (written by
- * hand), beside the report {@link LoadHarness} rewrites.
+ * {@link PathsHarness}'s, each run on its own, beside the report {@link LoadHarness} rewrites;
+ * the own-I/O experiment's record and the notes that read the sections' figures ({@link
+ * #NOTES}), written by hand and kept by every harness. Within {@link #PATHS}, each of its parts
+ * is a marked section of its own ({@link #pathsPart}), so that a run of some parts keeps the
+ * others.
  *
  * @param name the marker's name, as in {@code <!-- name:begin -->}
  */
@@ -19,8 +22,17 @@ record MarkedSection(String name) {
   static final MarkedSection PATHS = new MarkedSection("paths-harness");
   static final MarkedSection OWN_IO = new MarkedSection("own-io");
 
+  /** Notes written by hand that read the figures of the sections above them; no harness writes it. */
+  static final MarkedSection NOTES = new MarkedSection("notes");
+
   /** Every marked section, in the order they follow the generated report. */
-  static final java.util.List<MarkedSection> ALL = java.util.List.of(STALL, HELD, PATHS, OWN_IO);
+  static final java.util.List<MarkedSection> ALL =
+      java.util.List.of(STALL, OWN_IO, PATHS, HELD, NOTES);
+
+  /** The part {@code part} of {@link PathsHarness}'s section ({@code fenced}, {@code threads}, {@code cli}). */
+  static MarkedSection pathsPart(String part) {
+    return new MarkedSection("paths-" + part);
+  }
 
   String begin() {
     return "<!-- " + name + ":begin -->";

@@ -58,6 +58,9 @@ public final class PathsHarness {
   /** The same floor with the restart guard's check in the lock script skipped. */
   static final String LETTUCE_FENCED_NOCHECK = "lettuce-fenced-fanout-nocheck";
 
+  /** The parts of the section, in its order: each measured on its own, each kept when not. */
+  static final List<String> PARTS = List.of("fenced", "threads", "cli");
+
   /** The suffix of a client run from {@code --baseline-jar}. */
   static final String BASELINE = "@base";
 
@@ -70,7 +73,7 @@ public final class PathsHarness {
     Duration warmup = Duration.ofSeconds(3);
     int threads = 64;
     Path out = Path.of("docs/performance.md");
-    Set<String> parts = new LinkedHashSet<>(List.of("fenced", "threads", "cli"));
+    Set<String> parts = new LinkedHashSet<>(PARTS);
     Path baselineJar;
     String baselineName = "main";
     String threadsJava;
@@ -103,7 +106,7 @@ public final class PathsHarness {
           case "--warmup" -> o.warmup = LoadHarness.Options.duration(value);
           case "--threads" -> o.threads = Integer.parseInt(value);
           case "--out" -> o.out = Path.of(value);
-          case "--parts" -> o.parts = new LinkedHashSet<>(List.of(value.split(",")));
+          case "--parts" -> o.parts = parts(value);
           case "--baseline-jar" -> o.baselineJar = Path.of(value);
           case "--baseline-name" -> o.baselineName = value;
           case "--threads-java" -> o.threadsJava = value;
@@ -119,6 +122,16 @@ public final class PathsHarness {
         }
       }
       return o;
+    }
+
+    /** {@code --parts}: some of {@link #PARTS}, comma-separated. */
+    static Set<String> parts(String value) {
+      Set<String> parts = new LinkedHashSet<>(List.of(value.split(",", -1)));
+      if (parts.isEmpty() || !PARTS.containsAll(parts)) {
+        throw new IllegalArgumentException(
+            "--parts " + value + ": accepted are one or more of " + String.join(",", PARTS));
+      }
+      return parts;
     }
 
     static String usage() {
@@ -151,32 +164,40 @@ public final class PathsHarness {
     }
     String load = loadAverage();
     Instant started = Instant.now();
-    StringBuilder md = new StringBuilder();
-    if (o.parts.contains("fenced")) {
-      md.append(fenced(o));
+    String previous =
+        Files.exists(o.out)
+            ? MarkedSection.PATHS.of(Files.readString(o.out, StandardCharsets.UTF_8))
+            : "";
+    String made =
+        String.format(
+            Locale.ROOT,
+            "Made on %s, load average at start %s, by `PathsHarness %s`.%n%n",
+            started,
+            load,
+            absolutePathsShortened(o.commandLine));
+    Map<String, String> measured = new LinkedHashMap<>();
+    for (String part : o.parts) {
+      measured.put(
+          part,
+          switch (part) {
+            case "fenced" -> fenced(o);
+            case "threads" -> threads(o);
+            default -> CliTiming.section(o);
+          });
     }
-    if (o.parts.contains("threads")) {
-      md.append(threads(o));
-    }
-    if (o.parts.contains("cli")) {
-      md.append(CliTiming.section(o));
-    }
+    String md = parts(previous, measured, made);
     String section =
         MarkedSection.PATHS.begin()
             + "\n"
             + String.format(
                 Locale.ROOT,
-                "## Paths beyond the short cycle%n%nMade by `PathsHarness` (`./bench --paths`) on"
-                    + " %s, load average at start %s, %d cores; every client in a JVM of its own"
-                    + " unless said otherwise. The machine was shared with other work during the"
-                    + " run: read the figures as ratios between clients measured minutes apart on"
-                    + " the same servers, not as absolute costs.%n%n```sh%n"
-                    + "java -cp redlock-bench/target/benchmarks.jar io.redlock.bench.PathsHarness"
-                    + " %s%n```%n%n",
-                started,
-                load,
-                Runtime.getRuntime().availableProcessors(),
-                o.commandLine.replaceAll("/\\S*/(bin/java|benchmarks\\.jar)", "…/$1"))
+                "## Paths beyond the short cycle%n%nMade by `PathsHarness` (`./bench --paths`),"
+                    + " %d cores; each part says which run made it (`--parts` measures some and"
+                    + " keeps the others); every client in a JVM of its own unless said otherwise."
+                    + " The machine was shared with other work during the runs: read the figures"
+                    + " as ratios between clients measured minutes apart on the same servers, not"
+                    + " as absolute costs.%n%n",
+                Runtime.getRuntime().availableProcessors())
             + md
             + MarkedSection.PATHS.end()
             + "\n";
@@ -184,6 +205,41 @@ public final class PathsHarness {
     System.out.println(section);
     System.out.println("wrote " + o.out);
     System.exit(0);
+  }
+
+  /**
+   * {@code commandLine} with each absolute path to a {@code java} or a jar shortened to {@code
+   * …/bin/java}, {@code …/name.jar}: the report names no folder of the machine it ran on.
+   */
+  static String absolutePathsShortened(String commandLine) {
+    return commandLine.replaceAll("(?<!\\S)/\\S*/(bin/java|[^/\\s]+\\.jar)", "…/$1");
+  }
+
+  /**
+   * The parts of the section in {@link #PARTS} order: each one {@code measured} (part name to
+   * its Markdown, a heading and an empty line first) with {@code made} after its heading, each
+   * other one as {@code previous} (the section as it was) holds it, or nothing if it holds none.
+   */
+  static String parts(String previous, Map<String, String> measured, String made) {
+    StringBuilder md = new StringBuilder();
+    for (String part : PARTS) {
+      MarkedSection marked = MarkedSection.pathsPart(part);
+      String text = measured.get(part);
+      if (text == null) {
+        String kept = marked.of(previous);
+        md.append(kept.isEmpty() ? "" : kept + "\n");
+        continue;
+      }
+      int heading = text.indexOf("\n\n") + 2;
+      md.append(marked.begin())
+          .append('\n')
+          .append(text, 0, heading)
+          .append(made)
+          .append(text, heading, text.length())
+          .append(marked.end())
+          .append("\n\n");
+    }
+    return md.toString();
   }
 
   // ---------------------------------------------------------------------------------------

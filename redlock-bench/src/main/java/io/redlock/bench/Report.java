@@ -502,8 +502,8 @@ final class Report {
           with no quorum and no validity bookkeeping. `lettuce-fanout`: the same two commands
           sent to every node at once, each step waiting for a majority, over connections set
           up as `redlock` sets up those of its rounds (asynchronous API, flushes consolidated,
-          no Lettuce timer per command): the floor of a Redlock cycle with Lettuce, without
-          validity, timeouts or leases. `node-redlock-4.2.0` and
+          no Lettuce timer per command, commands encoded as its transport encodes them): the
+          floor of a Redlock cycle with Lettuce, without validity, timeouts or leases. `node-redlock-4.2.0` and
           `node-redlock-5.0.0-beta.2`: the npm `redlock` package's two lines (the `latest` tag
           and the beta) over ioredis, single-threaded event loop, measured in the same
           rotation as the JVM clients (only with `--with-node`).
