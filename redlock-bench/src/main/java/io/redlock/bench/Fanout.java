@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The connections of the Lettuce fan-out floors ({@code lettuce-fanout}, {@link FencedFloor}):
  * one per node, with what this library's transport gives the commands of its rounds
  * (asynchronous API, flushes consolidated, no Lettuce timeout on any command, commands refused
- * while disconnected, its encoding: {@link TransportEncoding}), and a round that asks every node at once and is decided at a majority.
- * Nothing else: no validity, node timeout, restart guard or lease bookkeeping; a caller gives
+ * while disconnected, its encoding: {@link TransportEncoding}), and a round that asks every
+ * node at once and is decided at a majority. Nothing else: no validity, node timeout, restart guard or lease bookkeeping; a caller gives
  * up on a round that no majority decided within {@link #ROUND_LIMIT}, so that a silent node
  * cannot block a run.
  */
@@ -60,6 +60,9 @@ final class Fanout implements AutoCloseable {
   private final int quorum;
 
   Fanout(List<String> uris) {
+    if (uris.isEmpty()) {
+      throw new IllegalArgumentException("a fan-out needs at least one node; none was given");
+    }
     resources =
         DefaultClientResources.builder()
             .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))

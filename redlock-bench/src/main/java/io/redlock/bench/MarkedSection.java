@@ -22,14 +22,14 @@ record MarkedSection(String name) {
   static final MarkedSection PATHS = new MarkedSection("paths-harness");
   static final MarkedSection OWN_IO = new MarkedSection("own-io");
 
-  /** Notes written by hand that read the figures of the sections above them; no harness writes it. */
+  /** Notes written by hand that read the sections' figures; no harness writes it. */
   static final MarkedSection NOTES = new MarkedSection("notes");
 
   /** Every marked section, in the order they follow the generated report. */
   static final java.util.List<MarkedSection> ALL =
       java.util.List.of(STALL, OWN_IO, PATHS, HELD, NOTES);
 
-  /** The part {@code part} of {@link PathsHarness}'s section ({@code fenced}, {@code threads}, {@code cli}). */
+  /** The part {@code part} of {@link PathsHarness}'s section, one of {@link PathsHarness#PARTS}. */
   static MarkedSection pathsPart(String part) {
     return new MarkedSection("paths-" + part);
   }

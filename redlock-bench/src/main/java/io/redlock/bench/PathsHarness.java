@@ -168,6 +168,12 @@ public final class PathsHarness {
         Files.exists(o.out)
             ? MarkedSection.PATHS.of(Files.readString(o.out, StandardCharsets.UTF_8))
             : "";
+    String unkept = unkeptParts(previous, o.parts);
+    if (!unkept.isEmpty()) {
+      System.err.println(unkept);
+      System.exit(2);
+      return;
+    }
     String made =
         String.format(
             Locale.ROOT,
@@ -177,13 +183,15 @@ public final class PathsHarness {
             absolutePathsShortened(o.commandLine));
     Map<String, String> measured = new LinkedHashMap<>();
     for (String part : o.parts) {
-      measured.put(
-          part,
+      String text =
           switch (part) {
             case "fenced" -> fenced(o);
             case "threads" -> threads(o);
             default -> CliTiming.section(o);
-          });
+          };
+      if (text != null) {
+        measured.put(part, text);
+      }
     }
     String md = parts(previous, measured, made);
     String section =
@@ -208,11 +216,33 @@ public final class PathsHarness {
   }
 
   /**
-   * {@code commandLine} with each absolute path to a {@code java} or a jar shortened to {@code
-   * …/bin/java}, {@code …/name.jar}: the report names no folder of the machine it ran on.
+   * {@code commandLine} with each absolute path shortened to its last name ({@code …/bin/java}
+   * for a java): the report names no folder of the machine it ran on. Relative paths stay.
    */
   static String absolutePathsShortened(String commandLine) {
-    return commandLine.replaceAll("(?<!\\S)/\\S*/(bin/java|[^/\\s]+\\.jar)", "…/$1");
+    return commandLine
+        .replaceAll("(?<!\\S)/\\S*/bin/java(?!\\S)", "…/bin/java")
+        .replaceAll("(?<!\\S)/(?:[^/\\s]+/)+([^/\\s]+)", "…/$1");
+  }
+
+  /**
+   * Why a run of {@code parts} would drop parts of the {@code previous} paths section that it
+   * does not measure, or an empty string: a section written before its parts were marked holds
+   * them unmarked, and only a run of every part replaces it whole.
+   */
+  static String unkeptParts(String previous, Set<String> parts) {
+    if (previous.isEmpty()
+        || parts.containsAll(PARTS)
+        || PARTS.stream()
+            .anyMatch(part -> previous.contains(MarkedSection.pathsPart(part).begin()))) {
+      return "";
+    }
+    return "--parts "
+        + String.join(",", parts)
+        + ": the paths section of the report has no marked parts (written before parts were"
+        + " kept), so the parts not measured would be lost; run every part ("
+        + String.join(",", PARTS)
+        + "), or mark them in the report as <!-- paths-PART:begin --> ... <!-- paths-PART:end -->";
   }
 
   /**
@@ -537,11 +567,11 @@ public final class PathsHarness {
     }
     StringBuilder md = new StringBuilder("### The blocking API from many threads\n\n");
     if (java == null) {
-      md.append(
-          "Not measured: this JVM is JDK "
+      System.err.println(
+          "threads part not measured (the report keeps what it had): this JVM is JDK "
               + Runtime.version().feature()
-              + " and no `--threads-java` of JDK 21 or later was given.\n\n");
-      return md.toString();
+              + " and no --threads-java of JDK 21 or later was given");
+      return null;
     }
     Map<String, String> lines = new LinkedHashMap<>();
     try (RedisServers servers = RedisServers.start(5)) {

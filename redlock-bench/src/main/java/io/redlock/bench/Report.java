@@ -503,10 +503,10 @@ final class Report {
           sent to every node at once, each step waiting for a majority, over connections set
           up as `redlock` sets up those of its rounds (asynchronous API, flushes consolidated,
           no Lettuce timer per command, commands encoded as its transport encodes them): the
-          floor of a Redlock cycle with Lettuce, without validity, timeouts or leases. `node-redlock-4.2.0` and
-          `node-redlock-5.0.0-beta.2`: the npm `redlock` package's two lines (the `latest` tag
-          and the beta) over ioredis, single-threaded event loop, measured in the same
-          rotation as the JVM clients (only with `--with-node`).
+          floor of a Redlock cycle with Lettuce, without validity, timeouts or leases.
+          `node-redlock-4.2.0` and `node-redlock-5.0.0-beta.2`: the npm `redlock` package's
+          two lines (the `latest` tag and the beta) over ioredis, single-threaded event loop,
+          measured in the same rotation as the JVM clients (only with `--with-node`).
         - **Latency** is one acquire+release cycle as the caller sees it, in microseconds, from
           HdrHistogram (3 significant digits): p50 is the median cycle, p99 and p99.9 the
           tails. Only cycles that start after the warm-up and end inside the window count.

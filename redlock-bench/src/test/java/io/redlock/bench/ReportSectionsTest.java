@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ class ReportSectionsTest {
 
     assertThat(kept)
         .doesNotContain("old generated report")
+        .doesNotContain("loose text between sections")
         .contains("### Reading the figures\n\nby hand")
         .containsSubsequence("stall", "paths", "held", "Reading the figures");
   }
@@ -76,10 +78,23 @@ class ReportSectionsTest {
     assertThat(
             PathsHarness.absolutePathsShortened(
                 "--baseline-jar /tmp/x/bench-main.jar --threads-java /usr/lib/jvm/jdk-25/bin/java"
+                    + " --out /tmp/paths.md --launcher /work/main/redlock"
                     + " --cli-jar redlock-cli/target/redlock.jar"))
         .isEqualTo(
-            "--baseline-jar …/bench-main.jar --threads-java …/bin/java"
-                + " --cli-jar redlock-cli/target/redlock.jar");
+            "--baseline-jar …/bench-main.jar --threads-java …/bin/java --out …/paths.md"
+                + " --launcher …/redlock --cli-jar redlock-cli/target/redlock.jar");
+  }
+
+  @Test
+  void aRunOfSomePartsRefusesASectionWhosePartsAreNotMarked() {
+    String unmarked =
+        section(MarkedSection.PATHS, "### Fenced\n\nold\n\n### Threads\n\nold\n\n### Cli\n\nold");
+    assertThat(PathsHarness.unkeptParts(unmarked, Set.of("fenced")))
+        .startsWith("--parts fenced: the paths section of the report has no marked parts");
+    assertThat(PathsHarness.unkeptParts(unmarked, Set.copyOf(PathsHarness.PARTS))).isEmpty();
+    assertThat(PathsHarness.unkeptParts("", Set.of("cli"))).isEmpty();
+    String marked = section(MarkedSection.PATHS, section(MarkedSection.pathsPart("cli"), "old"));
+    assertThat(PathsHarness.unkeptParts(marked, Set.of("fenced"))).isEmpty();
   }
 
   private static String section(MarkedSection marked, String body) {

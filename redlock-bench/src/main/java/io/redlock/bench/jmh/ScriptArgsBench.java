@@ -35,8 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * that go on the wire.
  *
  * <p>The transport's codec ({@code ExactUtf8Codec}) and script arguments ({@code ScriptArgs})
- * are internal to it, so they are reached by reflection ({@link TransportEncoding}). {@code encodeExtendBatchLettuceArgs}
- * builds the same batch with Lettuce's own {@link CommandArgs} and {@link StringCodec#UTF8}, as
+ * are internal to it, so they are reached by reflection ({@link TransportEncoding}). {@code
+ * encodeExtendBatchLettuceArgs} builds the same batch with Lettuce's own {@link CommandArgs} and {@link StringCodec#UTF8}, as
  * the transport did before it had either: an object per argument, a {@code String} per length
  * of ten bytes or more, and a buffer of its own per key and value to learn its length; {@code
  * encodeExtendBatchLettuceArgsExactCodec} with Lettuce's arguments and the transport's codec
