@@ -69,7 +69,8 @@ class FencedFloorIT {
     }
   }
 
-  private static List<String> values(RedisServers servers, String key) {
+  /** Each server's value of {@code key}, null where it has none. */
+  static List<String> values(RedisServers servers, String key) {
     List<String> values = new ArrayList<>();
     for (int i = 0; i < servers.size(); i++) {
       Object value = servers.command(i, "GET", key);

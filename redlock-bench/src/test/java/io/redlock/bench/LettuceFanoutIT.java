@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.redlock.testkit.RedisServers;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
@@ -26,24 +24,15 @@ class LettuceFanoutIT {
       for (int cycle = 1; cycle <= 2; cycle++) {
         try (AutoCloseable held = floor.lock("résumé")) {
           assertThat(held).as("cycle %d", cycle).isNotNull();
-          assertThat(values(servers, "résumé").stream().filter(Objects::nonNull))
+          assertThat(FencedFloorIT.values(servers, "résumé").stream().filter(Objects::nonNull))
               .as("nodes holding the key while held")
               .hasSizeGreaterThanOrEqualTo(2);
           assertThat(floor.lock("résumé")).as("a second holder while held").isNull();
         }
-        assertThat(values(servers, "résumé").stream().filter(Objects::isNull))
+        assertThat(FencedFloorIT.values(servers, "résumé").stream().filter(Objects::isNull))
             .as("nodes without the key once released")
             .hasSizeGreaterThanOrEqualTo(2);
       }
     }
-  }
-
-  private static List<String> values(RedisServers servers, String key) {
-    List<String> values = new ArrayList<>();
-    for (int i = 0; i < servers.size(); i++) {
-      Object value = servers.command(i, "GET", key);
-      values.add(value == null ? null : String.valueOf(value));
-    }
-    return values;
   }
 }
