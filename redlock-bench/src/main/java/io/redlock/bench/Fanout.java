@@ -28,9 +28,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * one per node, with what this library's transport gives the commands of its rounds
  * (asynchronous API, flushes consolidated, no Lettuce timeout on any command, commands refused
  * while disconnected, its encoding: {@link TransportEncoding}), and a round that asks every
- * node at once and is decided at a majority. Nothing else: no validity, node timeout, restart guard or lease bookkeeping; a caller gives
- * up on a round that no majority decided within {@link #ROUND_LIMIT}, so that a silent node
- * cannot block a run.
+ * node at once and is decided at a majority. Nothing else: no validity, node timeout, restart
+ * guard or lease bookkeeping; a caller gives up on a round that no majority decided within
+ * {@link #ROUND_LIMIT}, so that a silent node cannot block a run.
  */
 final class Fanout implements AutoCloseable {
 

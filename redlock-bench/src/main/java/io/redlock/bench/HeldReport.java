@@ -264,9 +264,9 @@ final class HeldReport {
 
   /**
    * For each size at which {@code redlock} lost leases, let keys expire or could not take every
-   * lease: the CPU its cost per
-   * held lease, measured in this run at the largest size that lost nothing, would need there,
-   * against the cores of this machine (which also runs the five servers).
+   * lease: the CPU its cost per held lease, measured in this run at the largest size that lost
+   * nothing, would need there, against the cores of this machine (which also runs the five
+   * servers).
    */
   private void floors(StringBuilder md) {
     int cores = Runtime.getRuntime().availableProcessors();
