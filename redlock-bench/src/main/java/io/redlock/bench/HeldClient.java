@@ -27,8 +27,12 @@ import java.util.concurrent.TimeUnit;
  * reads the heap in use, takes {@code count} locks, waits {@code settle} (every watchdog runs
  * at least once), collects garbage and reads the heap again, then answers {@code held <heap
  * before> <heap held> <acquire nanos>}. On {@code window <nanos>} it meters its own CPU time
- * over that long and answers {@code done <cpu nanos> <window nanos> <lost>}; on {@code exit}
- * it ends without releasing (the harness deletes the keys). Every other line it prints goes
+ * over that long and answers {@code done <cpu nanos> <window nanos> <lost>}. On {@code beside
+ * <count>} it takes and releases {@code count} locks of its own on the client that holds the
+ * locks and as many on a {@linkplain HeldLocks#peer() peer} that holds none, in turn, and
+ * answers {@code attempts} with the p50, p99 and longest time of each side in nanoseconds and
+ * the attempts that failed ({@link Beside}). On {@code exit} it ends without releasing (the
+ * harness deletes the keys). Every other line it prints goes
  * to the harness's standard error.
  */
 final class HeldClient implements AutoCloseable {
@@ -40,6 +44,38 @@ final class HeldClient implements AutoCloseable {
 
   /** What the child reports after the measured window. */
   record Window(long cpuNanos, long windowNanos, long lost) {}
+
+  /** Single attempts on one side: p50, p99 and the longest, in nanoseconds; how many failed. */
+  record Attempts(long p50Nanos, long p99Nanos, long maxNanos, int failed, int count) {
+
+    /** The figures of {@code nanos} (sorted here) with {@code failed} of them failed. */
+    static Attempts of(long[] nanos, int failed) {
+      long[] sorted = nanos.clone();
+      Arrays.sort(sorted);
+      int n = sorted.length;
+      return new Attempts(
+          sorted[(n - 1) / 2], sorted[(int) Math.ceil(n * 0.99) - 1], sorted[n - 1], failed, n);
+    }
+
+    String line() {
+      return p50Nanos + " " + p99Nanos + " " + maxNanos + " " + failed + " " + count;
+    }
+
+    static Attempts parse(String[] v, int from) {
+      return new Attempts(
+          Long.parseLong(v[from]),
+          Long.parseLong(v[from + 1]),
+          Long.parseLong(v[from + 2]),
+          Integer.parseInt(v[from + 3]),
+          Integer.parseInt(v[from + 4]));
+    }
+  }
+
+  /**
+   * Locks taken beside the held ones: on the client that holds them ({@code holding}), whose
+   * connections also carry their extensions, and on a peer with connections of its own.
+   */
+  record Beside(Attempts holding, Attempts peer) {}
 
   private final String name;
   private final Process process;
@@ -96,6 +132,17 @@ final class HeldClient implements AutoCloseable {
     requests.flush();
     String[] v = awaitAnswer("done ").split(" ");
     return new Window(Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]));
+  }
+
+  /**
+   * Has the child take and release {@code count} locks on its holding client and as many on a
+   * peer, in turn (see the class comment).
+   */
+  Beside beside(int count) throws IOException {
+    requests.write("beside " + count + "\n");
+    requests.flush();
+    String[] v = awaitAnswer("attempts ").split(" ");
+    return new Beside(Attempts.parse(v, 0), Attempts.parse(v, 5));
   }
 
   private String awaitAnswer(String prefix) throws IOException {
@@ -162,6 +209,37 @@ final class HeldClient implements AutoCloseable {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
+  /** Attempts on a peer before the measured ones: its connections up, its code compiled. */
+  static final int PEER_WARM_UP = 500;
+
+  /**
+   * {@code count} attempts on {@code holding} and as many on a new peer, one after the other in
+   * turn (so that both meet the same moments of the held locks' extensions), each on a resource
+   * of its own under {@code prefix}.
+   */
+  private static Beside besideHeld(HeldLocks holding, String prefix, int count) {
+    try (HeldLocks peer = holding.peer()) {
+      for (int i = 0; i < PEER_WARM_UP; i++) {
+        peer.takeAndRelease(prefix + "warm:" + i);
+      }
+      long[] mine = new long[count];
+      long[] theirs = new long[count];
+      int mineFailed = 0;
+      int theirsFailed = 0;
+      for (int i = 0; i < count; i++) {
+        long t0 = System.nanoTime();
+        boolean granted = holding.takeAndRelease(prefix + "h:" + i);
+        long t1 = System.nanoTime();
+        mine[i] = t1 - t0;
+        mineFailed += granted ? 0 : 1;
+        granted = peer.takeAndRelease(prefix + "p:" + i);
+        theirs[i] = System.nanoTime() - t1;
+        theirsFailed += granted ? 0 : 1;
+      }
+      return new Beside(Attempts.of(mine, mineFailed), Attempts.of(theirs, theirsFailed));
+    }
+  }
+
   /** The child: see the class comment. */
   public static void main(String[] args) throws Exception {
     if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
@@ -201,6 +279,12 @@ final class HeldClient implements AutoCloseable {
       for (String line = in.readLine();
           line != null && !line.equals("exit");
           line = in.readLine()) {
+        if (line.startsWith("beside ")) {
+          int attempts = Integer.parseInt(line.substring("beside ".length()).trim());
+          Beside beside = besideHeld(locks, prefix + "beside:", attempts);
+          out.println("attempts " + beside.holding().line() + " " + beside.peer().line());
+          continue;
+        }
         long window = Long.parseLong(line.substring("window ".length()).trim());
         long cpu0 = os.getProcessCpuTime();
         long t0 = System.nanoTime();

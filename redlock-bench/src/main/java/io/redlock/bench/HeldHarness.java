@@ -61,7 +61,8 @@ public final class HeldHarness {
       double heapBytesPerLock,
       long expiredKeys,
       long lost,
-      double acquireSeconds) {
+      double acquireSeconds,
+      HeldClient.Beside beside) {
 
     /** Client CPU per lease extension, in µs. */
     double clientCpuMicrosPerExtension() {
@@ -84,6 +85,7 @@ public final class HeldHarness {
     Duration settle = Duration.ofSeconds(12);
     Duration ttl = Duration.ofSeconds(2);
     int rounds = 1;
+    int beside = 2_000;
     String clientHeap = "2g";
     String commandLine;
 
@@ -104,6 +106,7 @@ public final class HeldHarness {
           case "--settle" -> o.settle = LoadHarness.Options.duration(value);
           case "--ttl" -> o.ttl = LoadHarness.Options.duration(value);
           case "--rounds" -> o.rounds = Integer.parseInt(value);
+          case "--beside" -> o.beside = Integer.parseInt(value);
           case "--client-heap" -> o.clientHeap = value;
           default ->
               throw new IllegalArgumentException("unknown option " + args[i] + "\n" + usage());
@@ -111,6 +114,10 @@ public final class HeldHarness {
       }
       if (o.rounds < 1) {
         throw new IllegalArgumentException("--rounds must be at least 1");
+      }
+      if (o.beside < 0) {
+        throw new IllegalArgumentException(
+            "--beside must be 0 (no attempts beside the held locks) or more, not " + o.beside);
       }
       for (String impl : o.impls) {
         if (!HeldLocks.ALL.contains(impl)) {
@@ -136,6 +143,8 @@ public final class HeldHarness {
                                   (longer than Redisson's renewal period of 10 s)
             --ttl 2s              this library's lease ttl: extended when half is left
             --rounds 1            rounds; figures are medians, ratios medians of per-round ratios
+            --beside 2000         after the window, locks taken and released one at a time on
+                                  the holding client and as many on a peer; 0: none
             --client-heap 2g      -Xmx of each client JVM
             --out docs/performance.md   the report whose marked section this writes
             --chart PATH          the SVG (default: docs/performance-held.svg)
@@ -200,6 +209,7 @@ public final class HeldHarness {
     NodeStats[] first = sampleAll(servers, nodes);
     HeldClient.Held taken;
     HeldClient.Window window;
+    HeldClient.Beside beside = null;
     NodeStats[] before;
     NodeStats[] after;
     long windowStart;
@@ -213,6 +223,9 @@ public final class HeldHarness {
       window = client.measure(o.window);
       after = sampleAll(servers, nodes);
       windowEnd = System.nanoTime();
+      if (o.beside > 0) {
+        beside = client.beside(o.beside);
+      }
     } finally {
       for (int i = 0; i < nodes; i++) {
         try {
@@ -249,7 +262,8 @@ public final class HeldHarness {
         (taken.heapHeld() - taken.heapBefore()) / (double) held,
         expired,
         window.lost(),
-        taken.acquireNanos() / 1e9);
+        taken.acquireNanos() / 1e9,
+        beside);
   }
 
   /**
@@ -296,7 +310,7 @@ public final class HeldHarness {
         Locale.ROOT,
         "%-26s held=%,7d client=%7.1f ms/s servers=%7.1f ms/s scripts/node=%8.1f/s"
             + " commands/node=%9.0f/s extensions/node=%8.0f/s heap/lock=%6.0f B expired=%d"
-            + " lost=%d acquire=%.1f s%n",
+            + " lost=%d acquire=%.1f s%s%n",
         r.impl(),
         r.held(),
         r.clientCpuMsPerSecond(),
@@ -307,7 +321,19 @@ public final class HeldHarness {
         r.heapBytesPerLock(),
         r.expiredKeys(),
         r.lost(),
-        r.acquireSeconds());
+        r.acquireSeconds(),
+        r.beside() == null
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                " beside: holding p99=%.2f ms max=%.1f failed=%d, peer p99=%.2f ms max=%.1f"
+                    + " failed=%d",
+                r.beside().holding().p99Nanos() / 1e6,
+                r.beside().holding().maxNanos() / 1e6,
+                r.beside().holding().failed(),
+                r.beside().peer().p99Nanos() / 1e6,
+                r.beside().peer().maxNanos() / 1e6,
+                r.beside().peer().failed()));
   }
 
   static String loadAverage() {

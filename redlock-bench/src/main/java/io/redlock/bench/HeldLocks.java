@@ -58,6 +58,19 @@ interface HeldLocks extends AutoCloseable {
   void releaseAll() throws InterruptedException;
 
   /**
+   * Takes the lock {@code resource} without waiting for it, with no watchdog, and releases it
+   * at once: whether it was granted (a refusal and a failure both answer {@code false}).
+   */
+  boolean takeAndRelease(String resource);
+
+  /**
+   * Another client of the same implementation over the same nodes, with connections of its
+   * own and no lock held: {@link #takeAndRelease} on it is what a lock costs on these nodes
+   * when nothing of the held locks waits on its connections.
+   */
+  HeldLocks peer();
+
+  /**
    * How many of the held locks the client itself knows to be lost, or -1 when it cannot tell
    * (Redisson's watchdog stops renewing a lock it could not renew, and says so only in its
    * log).
@@ -92,10 +105,10 @@ interface HeldLocks extends AutoCloseable {
   static HeldLocks create(String name, List<String> uris, Duration ttl) {
     return switch (name) {
       case REDLOCK -> new Ours(uris, ttl);
-      case REDISSON_RLOCK -> new RedissonWatchdog(name, uris.subList(0, 1), false, null);
-      case REDISSON_REDLOCK -> new RedissonWatchdog(name, uris, true, null);
+      case REDISSON_RLOCK -> new RedissonWatchdog(name, uris.subList(0, 1), false, null, ttl);
+      case REDISSON_REDLOCK -> new RedissonWatchdog(name, uris, true, null, ttl);
       case REDISSON_REDLOCK_SAME_RATE ->
-          new RedissonWatchdog(name, uris, true, ttl.multipliedBy(3).dividedBy(2));
+          new RedissonWatchdog(name, uris, true, ttl.multipliedBy(3).dividedBy(2), ttl);
       default -> throw new IllegalArgumentException("no held-lease implementation named " + name);
     };
   }
@@ -148,12 +161,19 @@ interface HeldLocks extends AutoCloseable {
     private final int nodes;
     private volatile Lease[] leases = new Lease[0];
 
+    private final List<String> uris;
+
     Ours(List<String> uris, Duration ttl) {
+      this(uris, ttl, true);
+    }
+
+    /** {@code declare}: declare the servers fresh first (the first client of a run only). */
+    private Ours(List<String> uris, Duration ttl, boolean declare) {
       RedlockConfig config = RedlockConfig.builder().nodes(uris).ttl(ttl).build();
       // The harness started these servers for the run: declare them fresh without looking,
       // so that the restart guard (on, as in production) counts them at once.
       // On a loaded machine a node may miss init's connect timeout: three tries.
-      boolean declared = false;
+      boolean declared = !declare;
       for (int attempt = 0; attempt < 3 && !declared; attempt++) {
         declared = Redlock.init(config, true).complete();
       }
@@ -163,6 +183,7 @@ interface HeldLocks extends AutoCloseable {
       this.redlock = Redlock.create(config);
       this.ttl = ttl;
       this.nodes = uris.size();
+      this.uris = uris;
     }
 
     @Override
@@ -196,6 +217,25 @@ interface HeldLocks extends AutoCloseable {
     }
 
     @Override
+    public boolean takeAndRelease(String resource) {
+      try {
+        var lease = redlock.tryAcquire(resource, ttl);
+        lease.ifPresent(Lease::release);
+        return lease.isPresent();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      } catch (RuntimeException e) {
+        return false;
+      }
+    }
+
+    @Override
+    public HeldLocks peer() {
+      return new Ours(uris, ttl, false);
+    }
+
+    @Override
     public long lost() {
       long lost = 0;
       for (Lease lease : leases) {
@@ -226,11 +266,18 @@ interface HeldLocks extends AutoCloseable {
     private final String name;
     private final RedissonClient[] clients;
     private final boolean redLock;
+    private final List<String> uris;
+    private final Duration watchdogTimeout;
+    private final Duration ttl;
     private volatile RLock[] locks = new RLock[0];
 
-    RedissonWatchdog(String name, List<String> uris, boolean redLock, Duration watchdogTimeout) {
+    RedissonWatchdog(
+        String name, List<String> uris, boolean redLock, Duration watchdogTimeout, Duration ttl) {
       this.name = name;
       this.redLock = redLock;
+      this.uris = uris;
+      this.watchdogTimeout = watchdogTimeout;
+      this.ttl = ttl;
       this.clients = new RedissonClient[uris.size()];
       try {
         for (int i = 0; i < clients.length; i++) {
@@ -285,6 +332,32 @@ interface HeldLocks extends AutoCloseable {
     public void releaseAll() throws InterruptedException {
       acquireAll(locks.length, i -> locks[i].unlockAsync(OWNER));
       locks = new RLock[0];
+    }
+
+    /**
+     * {@code tryLock} with no wait and a lease time of this library's ttl (no watchdog), then
+     * {@code unlock}, both on the calling thread (Redisson's owner).
+     */
+    @Override
+    public boolean takeAndRelease(String resource) {
+      RLock lock = lockOf(resource);
+      try {
+        if (!lock.tryLock(0, ttl.toMillis(), TimeUnit.MILLISECONDS)) {
+          return false;
+        }
+        lock.unlock();
+        return true;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      } catch (RuntimeException e) {
+        return false;
+      }
+    }
+
+    @Override
+    public HeldLocks peer() {
+      return new RedissonWatchdog(name, uris, redLock, watchdogTimeout, ttl);
     }
 
     @Override

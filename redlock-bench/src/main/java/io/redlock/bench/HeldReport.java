@@ -208,6 +208,8 @@ final class HeldReport {
     }
     md.append('\n');
 
+    beside(md);
+
     md.append("| Target | Bound | Ratio | Verdict |\n| --- | --- | --- | --- |\n");
     for (Target t : targets()) {
       double r = ratio(t.held(), t.metric(), t.peer());
@@ -247,6 +249,19 @@ final class HeldReport {
             "| leases lost, redlock, every size | = 0 | %d | %s |\n",
             lost,
             lost == 0 ? "met" : "**not met**"));
+    int largest = o.held.get(o.held.size() - 1);
+    double besideRatio = besideRatio(HeldLocks.REDLOCK, largest);
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| p99 of a lock taken beside %,d held, redlock, holding client / peer | ≤ %s | %s |"
+                + " %s |\n",
+            largest,
+            Chart.fmt(BESIDE_BOUND),
+            fmtRatio(besideRatio),
+            Double.isNaN(besideRatio)
+                ? "not measured"
+                : besideRatio <= BESIDE_BOUND ? "met" : "**not met**"));
     long fellShort = notHeld.stream().filter(n -> n.impl().equals(HeldLocks.REDLOCK)).count();
     md.append(
         String.format(
@@ -260,6 +275,66 @@ final class HeldReport {
         "![client CPU, server CPU and scripts per node against held leases](performance-held.svg)\n");
     md.append(MarkedSection.HELD.end()).append('\n');
     return md.toString();
+  }
+
+  /**
+   * The bound on a lock's p99 taken on the client that holds many leases against the same on a
+   * peer with connections of its own: the held leases' extensions may cost a lock beside them
+   * about half as long again, not more.
+   */
+  static final double BESIDE_BOUND = 1.5;
+
+  /** The table of locks taken beside the held ones ({@link HeldClient.Beside}), when measured. */
+  private void beside(StringBuilder md) {
+    if (runs.stream().noneMatch(r -> r.beside() != null)) {
+      return;
+    }
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "A lock taken beside the held locks: after the window, with the locks still held,"
+                + " %,d locks taken (no wait; this library's `tryAcquire`, Redisson's"
+                + " `tryLock(0, ttl)`) and released one at a time on the client that holds"
+                + " them, whose connections carry their extensions too, and as many on a peer"
+                + " in the same JVM with connections of its own and no lock held, the two in"
+                + " turn; times in ms, medians of the rounds (the ratio: median of the rounds'"
+                + " ratios). Failed: not granted (a node silent past its timeout, most often),"
+                + " summed over the rounds.%n%n",
+            o.beside));
+    md.append(
+        "| Held | Implementation | Holding client p50 | p99 | Longest | Failed | Peer p50 | p99 |"
+            + " Longest | Failed | p99, holding / peer |\n");
+    md.append("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    for (int held : o.held) {
+      for (String impl : o.impls) {
+        List<HeldHarness.Run> mine =
+            runs(impl, held).stream().filter(r -> r.beside() != null).toList();
+        if (mine.isEmpty()) {
+          continue;
+        }
+        md.append(String.format(Locale.ROOT, "| %,d | %s", held, impl));
+        for (boolean holding : new boolean[] {true, false}) {
+          java.util.function.Function<HeldHarness.Run, HeldClient.Attempts> side =
+              r -> holding ? r.beside().holding() : r.beside().peer();
+          md.append(" | ").append(Chart.fmt(median(mine, r -> side.apply(r).p50Nanos() / 1e6)));
+          md.append(" | ").append(Chart.fmt(median(mine, r -> side.apply(r).p99Nanos() / 1e6)));
+          md.append(" | ").append(Chart.fmt(median(mine, r -> side.apply(r).maxNanos() / 1e6)));
+          md.append(" | ").append(mine.stream().mapToInt(r -> side.apply(r).failed()).sum());
+        }
+        md.append(" | ").append(fmtRatio(besideRatio(impl, held))).append(" |\n");
+      }
+    }
+    md.append('\n');
+  }
+
+  /** The median over the rounds of {@code impl}'s p99 beside {@code held}, holding / peer. */
+  private double besideRatio(String impl, int held) {
+    List<HeldHarness.Run> mine = runs(impl, held).stream().filter(r -> r.beside() != null).toList();
+    if (mine.isEmpty()) {
+      return Double.NaN;
+    }
+    return median(
+        mine, r -> r.beside().holding().p99Nanos() / (double) r.beside().peer().p99Nanos());
   }
 
   /**

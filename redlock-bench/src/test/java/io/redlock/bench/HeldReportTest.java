@@ -46,6 +46,55 @@ class HeldReportTest {
         .doesNotContain("Floor at");
   }
 
+  @Test
+  void locksTakenBesideTheHeldOnesAreTabledAndJudgedAtTheLargestSize() {
+    HeldHarness.Run slow =
+        withBeside(run(HeldLocks.REDLOCK, 100_000, 0, 320, 940, 106_491), 30, 12);
+    HeldHarness.Run quick = withBeside(run(HeldLocks.REDLOCK, 1_000, 0, 40, 20, 1_066), 4, 4);
+    HeldReport report =
+        new HeldReport(
+            OPTIONS, List.of(quick, slow), List.of(), "0.5", Instant.EPOCH, 1.0, "6.2.11");
+
+    assertThat(report.section())
+        .contains("| 100,000 | redlock | 0.30 | 30.0 | 60.0 | 2 | 0.30 | 12.0 | 24.0 | 0 | 2.50× |")
+        .contains("| 1,000 | redlock | 0.30 | 4.00 | 8.00 | 2 | 0.30 | 4.00 | 8.00 | 0 | 1.00× |")
+        .contains(
+            "| p99 of a lock taken beside 100,000 held, redlock, holding client / peer | ≤ 1.50 |"
+                + " 2.50× | **not met** |");
+  }
+
+  @Test
+  void withoutAttemptsBesideTheTargetIsNotMeasured() {
+    assertThat(report(List.of()).section())
+        .doesNotContain("Holding client p50")
+        .contains("holding client / peer | ≤ 1.50 | – | not measured |");
+  }
+
+  /** {@code run} with 2,000 attempts each side, p50 0.3 ms, the longest twice the p99. */
+  private static HeldHarness.Run withBeside(
+      HeldHarness.Run run, double holdingP99, double peerP99) {
+    return new HeldHarness.Run(
+        run.impl(),
+        run.held(),
+        run.round(),
+        run.nodes(),
+        run.clientCpuMsPerSecond(),
+        run.serverCpuMsPerSecond(),
+        run.scriptsPerSecondPerNode(),
+        run.commandsPerSecondPerNode(),
+        run.extensionsPerSecondPerNode(),
+        run.heapBytesPerLock(),
+        run.expiredKeys(),
+        run.lost(),
+        run.acquireSeconds(),
+        new HeldClient.Beside(attempts(holdingP99, 2), attempts(peerP99, 0)));
+  }
+
+  private static HeldClient.Attempts attempts(double p99Millis, int failed) {
+    long p99 = (long) (p99Millis * 1e6);
+    return new HeldClient.Attempts(300_000, p99, 2 * p99, failed, 2_000);
+  }
+
   private static HeldReport report(List<HeldHarness.NotHeld> notHeld) {
     List<HeldHarness.Run> runs =
         List.of(
@@ -74,6 +123,7 @@ class HeldReportTest {
         500,
         0,
         impl.equals(HeldLocks.REDLOCK) ? 0 : -1,
-        1.0);
+        1.0,
+        null);
   }
 }
