@@ -210,16 +210,26 @@ final class HeldClient implements AutoCloseable {
   }
 
   /** Attempts on a peer before the measured ones: its connections up, its code compiled. */
-  static final int PEER_WARM_UP = 500;
+  static final int PEER_WARM_UP = 200;
+
+  /**
+   * One pair of attempts (holding client, then peer) starts every 10 ms at most: a light load
+   * of its own, about 200 locks a second. Unpaced, the attempts took a core's worth of CPU
+   * on a machine that the servers and the extensions of 100,000 leases already kept near full,
+   * and the held leases' extensions fell behind because of the probe itself.
+   */
+  static final long BESIDE_PACE_NANOS = 10_000_000L;
 
   /**
    * {@code count} attempts on {@code holding} and as many on a new peer, one after the other in
    * turn (so that both meet the same moments of the held locks' extensions), each on a resource
-   * of its own under {@code prefix}.
+   * of its own under {@code prefix}, paced ({@link #BESIDE_PACE_NANOS}).
    */
   private static Beside besideHeld(HeldLocks holding, String prefix, int count) {
     try (HeldLocks peer = holding.peer()) {
+      long next = System.nanoTime();
       for (int i = 0; i < PEER_WARM_UP; i++) {
+        next = pace(next);
         peer.takeAndRelease(prefix + "warm:" + i);
       }
       long[] mine = new long[count];
@@ -227,6 +237,7 @@ final class HeldClient implements AutoCloseable {
       int mineFailed = 0;
       int theirsFailed = 0;
       for (int i = 0; i < count; i++) {
+        next = pace(next);
         long t0 = System.nanoTime();
         boolean granted = holding.takeAndRelease(prefix + "h:" + i);
         long t1 = System.nanoTime();
@@ -238,6 +249,15 @@ final class HeldClient implements AutoCloseable {
       }
       return new Beside(Attempts.of(mine, mineFailed), Attempts.of(theirs, theirsFailed));
     }
+  }
+
+  /** Waits until {@code next}; returns the start of the following slot. */
+  private static long pace(long next) {
+    long wait = next - System.nanoTime();
+    if (wait > 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(wait);
+    }
+    return Math.max(next, System.nanoTime() - BESIDE_PACE_NANOS) + BESIDE_PACE_NANOS;
   }
 
   /** The child: see the class comment. */

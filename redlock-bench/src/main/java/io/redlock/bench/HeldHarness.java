@@ -85,7 +85,7 @@ public final class HeldHarness {
     Duration settle = Duration.ofSeconds(12);
     Duration ttl = Duration.ofSeconds(2);
     int rounds = 1;
-    int beside = 2_000;
+    int beside = 1_000;
     String clientHeap = "2g";
     String commandLine;
 
@@ -143,8 +143,9 @@ public final class HeldHarness {
                                   (longer than Redisson's renewal period of 10 s)
             --ttl 2s              this library's lease ttl: extended when half is left
             --rounds 1            rounds; figures are medians, ratios medians of per-round ratios
-            --beside 2000         after the window, locks taken and released one at a time on
-                                  the holding client and as many on a peer; 0: none
+            --beside 1000         after the window, locks taken and released one at a time on
+                                  the holding client and as many on a peer, a pair every
+                                  10 ms; 0: none
             --client-heap 2g      -Xmx of each client JVM
             --out docs/performance.md   the report whose marked section this writes
             --chart PATH          the SVG (default: docs/performance-held.svg)

@@ -297,7 +297,7 @@ final class HeldReport {
                 + " `tryLock(0, ttl)`) and released one at a time on the client that holds"
                 + " them, whose connections carry their extensions too, and as many on a peer"
                 + " in the same JVM with connections of its own and no lock held, the two in"
-                + " turn; times in ms, medians of the rounds (the ratio: median of the rounds'"
+                + " turn, a pair every 10 ms at most; times in ms, medians of the rounds (the ratio: median of the rounds'"
                 + " ratios). Failed: not granted (a node silent past its timeout, most often),"
                 + " summed over the rounds.%n%n",
             o.beside));
