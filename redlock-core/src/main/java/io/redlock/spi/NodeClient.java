@@ -97,15 +97,10 @@ public interface NodeClient extends AutoCloseable {
    * as failed, by the failure's type, and is decided on the other nodes' votes.
    *
    * <p>The requests are executed in their order, after every request sent to this client
-   * before the call and before every extension ({@link #extend}, {@link #extendBatch}) sent
-   * after it, as if {@link #extend} had been called for each in turn; like {@link #extend},
-   * they are votes, each written once and never re-sent. A transport may hold a batch back so
-   * that many batches do not delay what is sent behind them, and let locks, fenced locks,
-   * confirmations and releases sent after it run first: none of them extends a key that a
-   * batch extends (a lock or fenced lock is another attempt's, with another token; a
-   * confirmation comes before any extension of its lease; a release deletes the key, which no
-   * extension creates again). The default runs them in order, one {@link #extend} per
-   * request: a transport that cannot batch keeps working, one request per lease.
+   * before the call and before every request sent after it, as if {@link #extend} had been
+   * called for each in turn; like {@link #extend}, they are votes, each written once and
+   * never re-sent. The default does exactly that, one {@link #extend} per request: a
+   * transport that cannot batch keeps working, one request per lease.
    *
    * @param requests the extensions, in order; may be empty
    * @return the answers, one per request, in the same order

@@ -1,6 +1,5 @@
 package io.redlock.lettuce;
 
-import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -36,14 +35,11 @@ import java.util.function.LongConsumer;
  * could land after a newer one and shorten it (see {@link LettuceNodeClient}); a lost vote
  * only makes the lease count on the other nodes, and its next extension is due soon.
  *
- * <p>Each script waits its turn in the node's {@link ExtensionQueue}: at most {@link
- * ExtensionQueue#MAX_SCRIPTS_IN_FLIGHT} are written and unanswered at a time, and locks and releases overtake those that wait.
- *
  * <p>A script counts in the node's {@link NodeBacklog} as one request of its size, from the
- * moment it is admitted here until the node answers it (or it is dropped unwritten); a backlog
- * that refuses it fails the whole batch at once, {@code STALLED}. Cancelling the batch's
- * future (the batch's wait passed) tells the backlog that its caller stopped waiting; a script
- * written stays counted until the node answers it.
+ * moment it is handed to Lettuce until the node answers it; a backlog that refuses it fails
+ * the whole batch at once, {@code STALLED}. Cancelling the batch's future (the batch's wait
+ * passed) tells the backlog that its caller stopped waiting; the script stays counted until
+ * the node answers it.
  *
  * <p>Thread-safe.
  */
@@ -54,27 +50,23 @@ final class BatchedExtensions {
   private final int maxKeys;
   private final RoundScripts scripts;
   private final LongConsumer scriptLost;
-  private final ExtensionQueue queue;
 
   /**
    * @param scripts which scripts the node has loaded, on which connection
    * @param scriptLost told the connection number on which the node answered {@code NOSCRIPT}
    *     to the script: it goes by {@code EVAL} until loaded again
-   * @param queue the order of the node's extensions, where each script waits its turn
    */
   BatchedExtensions(
       String name,
       NodeBacklog backlog,
       int maxKeys,
       RoundScripts scripts,
-      LongConsumer scriptLost,
-      ExtensionQueue queue) {
+      LongConsumer scriptLost) {
     this.name = name;
     this.backlog = backlog;
     this.maxKeys = maxKeys;
     this.scripts = scripts;
     this.scriptLost = scriptLost;
-    this.queue = queue;
   }
 
   /**
@@ -148,6 +140,7 @@ final class BatchedExtensions {
     if (!backlog.admitBatch(size)) {
       return CompletableFuture.failedFuture(new NodeStalledException(backlog.batchRefusal()));
     }
+    Batch batch = new Batch(n, number);
     ScriptArgs arguments =
         new ScriptArgs(
             bySha
@@ -155,15 +148,22 @@ final class BatchedExtensions {
                 : RoundScripts.source(Script.EXTEND_BATCH),
             keys,
             args);
-    return queue.add(new Batch(n, number, size, commands, bySha, arguments));
-  }
-
-  private static Throwable unwrap(Throwable error) {
-    Throwable cause = error;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
+    // Counted as one request (no bytes) like a vote; its bytes in the batches' own budget,
+    // until Lettuce lets go of the command whichever way.
+    CountedVote<String, String> vote = new CountedVote<>(backlog, 0, Function.identity(), false);
+    RedisFuture<String> command =
+        commands.dispatch(
+            bySha ? RoundCommand.EVALSHA : RoundCommand.EVAL,
+            new ValueOutput<>(ExactUtf8Codec.UTF8),
+            arguments);
+    long counted = size;
+    vote.follow(command);
+    command
+        .whenComplete((answer, error) -> backlog.batchLeft(counted))
+        // The caller hears the answers only once their bytes are back in the budget: the
+        // order of two callbacks on one future is not specified.
+        .whenComplete((answer, error) -> vote.whenComplete(batch::answered));
+    return batch;
   }
 
   /** The answers of one script: one character per key, {@code 1} for extended. */
@@ -185,73 +185,22 @@ final class BatchedExtensions {
     }
   }
 
-  /** One script: waiting to be written, then its answers. */
-  private final class Batch extends ExtensionQueue.Entry<List<Boolean>> {
+  /** One script's answers. */
+  private final class Batch extends CompletableFuture<List<Boolean>> {
     private final int size;
     private final long number;
-    private final long bytes;
-    private final RedisAsyncCommands<String, String> commands;
-    private final boolean bySha;
-    private final ScriptArgs arguments;
 
-    Batch(
-        int size,
-        long number,
-        long bytes,
-        RedisAsyncCommands<String, String> commands,
-        boolean bySha,
-        ScriptArgs arguments) {
-      super(true);
+    Batch(int size, long number) {
       this.size = size;
       this.number = number;
-      this.bytes = bytes;
-      this.commands = commands;
-      this.bySha = bySha;
-      this.arguments = arguments;
-    }
-
-    @Override
-    void write() {
-      // Counted as one request (no bytes) like a vote; its bytes in the batches' own budget,
-      // until Lettuce lets go of the command whichever way.
-      CountedVote<String, String> vote = new CountedVote<>(backlog, 0, Function.identity(), false);
-      RedisFuture<String> command;
-      try {
-        command =
-            commands.dispatch(
-                bySha ? RoundCommand.EVALSHA : RoundCommand.EVAL,
-                new ValueOutput<>(ExactUtf8Codec.UTF8),
-                arguments);
-      } catch (RuntimeException e) {
-        dropped();
-        queue.scriptLeft(this, false);
-        completeExceptionally(e);
-        return;
-      }
-      vote.follow(command);
-      command
-          .whenComplete(
-              (answer, error) -> {
-                backlog.batchLeft(bytes);
-                queue.scriptLeft(
-                    this, error == null || unwrap(error) instanceof RedisCommandExecutionException);
-              })
-          // The caller hears the answers only once their bytes are back in the budget and the
-          // next script is on its way: the order of two callbacks on one future is not
-          // specified.
-          .whenComplete((answer, error) -> vote.whenComplete(this::answered));
-    }
-
-    /** Never written: frees what {@link NodeBacklog#admitBatch} counted for it. */
-    @Override
-    void dropped() {
-      backlog.left(0);
-      backlog.batchLeft(bytes);
     }
 
     void answered(String answer, Throwable error) {
       if (error != null) {
-        Throwable cause = unwrap(error);
+        Throwable cause = error;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+          cause = cause.getCause();
+        }
         if (cause instanceof RedisNoScriptException) {
           scriptLost.accept(number);
         }
@@ -271,13 +220,9 @@ final class BatchedExtensions {
 
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-      // A script still waiting is never written; one written stays counted until the node
-      // answers it. Either way the backlog hears that its caller stopped waiting, as for a
-      // vote of its own (CountedVote).
+      // The script stays counted until the node answers it; the backlog hears that its
+      // caller stopped waiting, as for a vote of its own (CountedVote).
       if (!isDone()) {
-        if (queue.remove(this)) {
-          dropped();
-        }
         backlog.late();
       }
       return super.cancel(mayInterruptIfRunning);

@@ -38,14 +38,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per-node order. Every request is written once, on this one connection, and the node runs
  * them in the order they were written. Locks, fenced locks, confirmations and extensions
- * (alone or in a batch, {@link BatchedExtensions}) are never re-sent. That is what makes
- * extensions safe without waiting for every node: the next extension starts when the previous
- * one is decided, and on a node that has not answered the previous one yet, the previous one
- * still runs first, so the node ends with the newer expiry (a fallback re-sent later could land
- * after the newer one and shorten it). Extensions, alone or in a batch, are written in the
- * order they were sent, but may wait in the client for their turn ({@link ExtensionQueue}):
- * locks, fenced locks, confirmations and releases sent meanwhile overtake them, which that
- * class says why is safe.
+ * (alone or in a batch, {@link BatchedExtensions}) are never re-sent. That is what makes extensions safe without waiting for every node: the next
+ * extension starts when the previous one is decided, and on a node that has not answered the
+ * previous one yet, the previous one still runs first, so the node ends with the newer expiry
+ * (a fallback re-sent later could land after the newer one and shorten it).
  *
  * <p>The scripts of the rounds ({@link RoundScripts#LOADED}: release, lock of several keys,
  * fenced lock, confirmation, a batch of extensions) go by {@code EVALSHA} (by {@code EVAL}, the script's text would
@@ -93,7 +89,6 @@ final class LettuceNodeClient implements NodeClient {
   private final CompletableFuture<Void> connected = new CompletableFuture<>();
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
   private final NodeBacklog backlog;
-  private final ExtensionQueue extensions;
   private final BatchedExtensions batches;
   private volatile StatefulRedisConnection<String, String> connection;
   private volatile boolean closed;
@@ -127,15 +122,13 @@ final class LettuceNodeClient implements NodeClient {
     this.uri = uri;
     this.resources = resources;
     this.backlog = backlog;
-    this.extensions = new ExtensionQueue(resources.eventExecutorGroup());
     this.batches =
         new BatchedExtensions(
             name,
             backlog,
             LettuceTransport.MAX_BATCH_KEYS,
             scripts,
-            number -> scriptLost(Script.EXTEND_BATCH, number),
-            extensions);
+            number -> scriptLost(Script.EXTEND_BATCH, number));
     backlog.onSilent(this::sendSentinelSoon);
     client.addListener(
         new RedisConnectionStateListener() {
@@ -156,8 +149,6 @@ final class LettuceNodeClient implements NodeClient {
             // by EVAL until it answered their loads.
             connectionNumber++;
             // Lettuce drained every request of the lost connection: the backlog starts clean.
-            // Extensions not written yet are not written on the next one.
-            extensions.connectionLost(new ConnectException(name + ": connection lost"));
             backlog.connectionLost();
             // Called as the channel goes inactive, before Lettuce reconnects: every listener has
             // run before any request can reach the process behind the next connection.
@@ -769,11 +760,6 @@ final class LettuceNodeClient implements NodeClient {
     return backlog;
   }
 
-  /** The order of the node's extensions, for tests: scripts written, and what waits. */
-  ExtensionQueue extensions() {
-    return extensions;
-  }
-
   @Override
   public CompletionStage<Long> lockFenced(
       List<String> keys, List<String> counters, String token, long ttlMillis) {
@@ -857,16 +843,8 @@ final class LettuceNodeClient implements NodeClient {
     return all;
   }
 
-  /**
-   * In the order of the node's extensions ({@link ExtensionQueue}): after the batches sent
-   * before it, even those still waiting to be written.
-   */
   @Override
   public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
-    return extensions.extend(() -> extendNow(keys, token, ttlMillis));
-  }
-
-  private CompletionStage<Boolean> extendNow(List<String> keys, String token, long ttlMillis) {
     RedisAsyncCommands<String, String> commands = commands();
     if (commands == null) {
       return notConnected();
@@ -996,7 +974,6 @@ final class LettuceNodeClient implements NodeClient {
   @Override
   public void close() {
     closed = true;
-    extensions.connectionLost(new ConnectException(name + " is closed"));
     StatefulRedisConnection<String, String> conn = connection;
     if (conn != null) {
       conn.close();
