@@ -96,11 +96,17 @@ public interface NodeClient extends AutoCloseable {
    * could not be sent) fails the whole answer: every lease of the batch then counts this node
    * as failed, by the failure's type, and is decided on the other nodes' votes.
    *
-   * <p>The requests are executed in their order, after every request sent to this client
-   * before the call and before every request sent after it, as if {@link #extend} had been
-   * called for each in turn; like {@link #extend}, they are votes, each written once and
-   * never re-sent. The default does exactly that, one {@link #extend} per request: a
-   * transport that cannot batch keeps working, one request per lease.
+   * <p>The requests are executed in their order, after every extension ({@link #extend},
+   * {@link #extendBatch}) sent to this client before the call and before every extension sent
+   * after it, as if {@link #extend} had been called for each in turn; like {@link #extend},
+   * they are votes, each written once and never re-sent. Locks, fenced locks, confirmations
+   * and releases need no order against extensions, and a transport may send them on another
+   * path (the default transport: another connection), where they may run before an extension
+   * sent earlier or after one sent later: an extension only sets the ttl of a key holding its
+   * token and never creates one, so a lock or fenced lock (another attempt, another token)
+   * finds what it would have found, a confirmation still finds its key holding its token, and
+   * a released key stays deleted. The default runs them in order, one {@link #extend} per
+   * request: a transport that cannot batch keeps working, one request per lease.
    *
    * @param requests the extensions, in order; may be empty
    * @return the answers, one per request, in the same order
@@ -345,8 +351,9 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
-   * Calls {@code listener} each time the connection to the node is lost, before any request
-   * can reach the node over a new connection (which may be a restarted process). The listener
+   * Calls {@code listener} each time a connection to the node is lost (a transport may hold
+   * more than one), before any request can reach the node over a new connection (which may be
+   * a restarted process). The listener
    * must be quick; it runs on a transport thread.
    */
   default void onDisconnect(Runnable listener) {}

@@ -1,54 +1,55 @@
 package io.redlock.lettuce;
 
-import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.output.IntegerOutput;
-import io.lettuce.core.resource.ClientResources;
-import io.redlock.RedlockConfigException;
 import io.redlock.spi.MaxTtlRegister;
 import io.redlock.spi.NodeClient;
 import io.redlock.spi.NodeInfo;
 import io.redlock.spi.NodeStalledException;
 import java.net.ConnectException;
-import java.net.SocketAddress;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Redis master over one multiplexed Lettuce connection.
+ * One Redis master over two multiplexed Lettuce connections ({@link NodeConnection}): one for
+ * votes (locks, fenced locks, confirmations), releases and the restart guard's requests, one
+ * for extensions (auto-extension batches, one lease's extension, the shorter expiry of {@code
+ * Lease.releaseAfter}). A node answers one connection's requests in the order they were
+ * written; on one connection, a lock written after a batch of a thousand extensions waited for
+ * the batch's answer, read on the same event-loop thread (docs/performance.md, "Reading the
+ * held-lease figures"). Each connection has its own backlog, script state and sentinel; losing
+ * either tells the {@link #onDisconnect} listeners.
  *
- * <p>The first connection is retried in the background with a growing delay until it
- * succeeds (Lettuce reconnects by itself only once a connection existed); meanwhile requests
- * fail at once.
- *
- * <p>Per-node order. Every request is written once, on this one connection, and the node runs
- * them in the order they were written. Locks, fenced locks, confirmations and extensions
- * (alone or in a batch, {@link BatchedExtensions}) are never re-sent. That is what makes extensions safe without waiting for every node: the next
- * extension starts when the previous one is decided, and on a node that has not answered the
- * previous one yet, the previous one still runs first, so the node ends with the newer expiry
- * (a fallback re-sent later could land after the newer one and shorten it).
+ * <p>Per-node order. Every request is written once and the node runs each connection's
+ * requests in the order they were written. Locks, fenced locks, confirmations and extensions
+ * (alone or in a batch, {@link BatchedExtensions}) are never re-sent. That is what makes
+ * extensions safe without waiting for every node: the next extension starts when the previous
+ * one is decided, and on a node that has not answered the previous one yet, the previous one
+ * still runs first (every extension goes on the one connection of extensions), so the node
+ * ends with the newer expiry (a fallback re-sent later could land after the newer one and
+ * shorten it). Between the two connections there is no order, and none is needed: an
+ * extension only sets the ttl of a key that holds its lease's token, and never creates one.
+ * A lock or fenced lock carries another attempt's token; a confirmation only raises counters
+ * where the key holds its token (an extension that ran before it changed only the ttl); a
+ * release deletes the key, which no extension creates again. An extension that overtakes its
+ * own lock on a node that answered the lock late finds no key there: that node's vote for it
+ * fails, as it would had the lock been lost.
  *
  * <p>The scripts of the rounds ({@link RoundScripts#LOADED}: release, lock of several keys,
  * fenced lock, confirmation, a batch of extensions) go by {@code EVALSHA} (by {@code EVAL}, the script's text would
  * travel with every request, 196 bytes for a release and 1.5 kB for a fenced lock, and the
  * node would digest it on every call; measured for the release: 8 µs of server CPU per cycle),
  * but only once the node has answered the {@code SCRIPT LOAD} of that script, sent as the
- * first commands of the current connection. Before that answer, after a lost connection, and
+ * first commands of the current connection (of each connection, the scripts it sends). Before that answer, after a lost connection, and
  * for good where the node refuses {@code SCRIPT LOAD} (an ACL without it), they go by {@code
  * EVAL}, written once: so a release or an undo written to a node runs on its own even if the
  * connection is closed before the answer (a paused node that resumes after {@code
@@ -70,38 +71,25 @@ import org.slf4j.LoggerFactory;
  * has another), and nothing the algorithm sends after a token's release or undo creates a key
  * with that token (an extension never creates one), so what it deletes was given up.
  *
- * <p>Note on concurrency: {@code connection} is written once, by the connect callback, and
- * read without locking; requests issued before it is set fail as "not connected".
- * {@code connectionNumber} is raised only by the disconnect listener, on the connection's
- * event loop. A request that reads it just before a disconnect fails at once while
- * disconnected, or is written by {@code EVALSHA} on the next connection ahead of its load:
- * then the node answers {@code NOSCRIPT}, and a release is re-sent as above.
+ * <p>Requests issued before a connection is made fail as "not connected". A request that
+ * reads a connection's number just before a disconnect fails at once while disconnected, or
+ * is written by {@code EVALSHA} on the next connection ahead of its load: then the node
+ * answers {@code NOSCRIPT}, and a release is re-sent as above (see {@link NodeConnection}).
  */
 final class LettuceNodeClient implements NodeClient {
   private static final Logger log = LoggerFactory.getLogger(LettuceNodeClient.class);
-  private static final Duration FIRST_RETRY = Duration.ofMillis(100);
-  private static final Duration LAST_RETRY = Duration.ofSeconds(5);
-
   private final String name;
-  private final RedisClient client;
-  private final RedisURI uri;
-  private final ClientResources resources;
-  private final CompletableFuture<Void> connected = new CompletableFuture<>();
+  private final CompletableFuture<Void> connected;
   private final List<Runnable> disconnectListeners = new CopyOnWriteArrayList<>();
+
+  /** Locks, fenced locks, confirmations, releases and the restart guard's requests. */
+  private final NodeConnection votes;
+
+  /** Extensions: auto-extension batches, single extensions and shorter expiries. */
+  private final NodeConnection extensions;
+
   private final NodeBacklog backlog;
   private final BatchedExtensions batches;
-  private volatile StatefulRedisConnection<String, String> connection;
-  private volatile boolean closed;
-
-  /**
-   * Counts the connections to the node: raised each time one is lost. Compared with the
-   * connection of each script's load ({@code scripts}) to tell whether the current
-   * connection's node has it.
-   */
-  private volatile long connectionNumber;
-
-  /** The scripts the node answered {@code SCRIPT LOAD} for, and on which connection. */
-  private final RoundScripts scripts = new RoundScripts();
 
   /**
    * Set once the node refused {@code CONFIG GET} (an ACL without it): not asked again, so that
@@ -109,104 +97,53 @@ final class LettuceNodeClient implements NodeClient {
    */
   private volatile boolean configRefused;
 
-  private Duration retryDelay = FIRST_RETRY;
-
+  /**
+   * @param votes the connection of votes, releases and the guard's requests
+   * @param extensions the connection of extensions (its own client and backlog)
+   */
   LettuceNodeClient(
-      String name,
-      RedisClient client,
-      RedisURI uri,
-      ClientResources resources,
-      NodeBacklog backlog) {
+      String name, RedisURI uri, NodeConnection.Parts votes, NodeConnection.Parts extensions) {
     this.name = name;
-    this.client = client;
-    this.uri = uri;
-    this.resources = resources;
-    this.backlog = backlog;
+    this.votes = new NodeConnection(name, uri, votes, VOTE_SCRIPTS, this::connectionLost);
+    this.extensions =
+        new NodeConnection(
+            name + " extensions", uri, extensions, EXTENSION_SCRIPTS, this::connectionLost);
+    this.backlog = votes.backlog();
     this.batches =
         new BatchedExtensions(
             name,
-            backlog,
+            extensions.backlog(),
             LettuceTransport.MAX_BATCH_KEYS,
-            scripts,
-            number -> scriptLost(Script.EXTEND_BATCH, number));
-    backlog.onSilent(this::sendSentinelSoon);
-    client.addListener(
-        new RedisConnectionStateListener() {
-          @Override
-          public void onRedisConnected(RedisChannelHandler<?, ?> channel, SocketAddress address) {
-            // A reconnect may reach a new process with an empty script cache: scripts go by
-            // EVAL until the node answered these loads (the disconnect raised
-            // connectionNumber).
-            StatefulRedisConnection<String, String> conn = connection;
-            if (conn != null && conn == channel) {
-              loadScripts(conn);
-            }
-          }
-
-          @Override
-          public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-            // The next connection may reach a process with an empty script cache: scripts go
-            // by EVAL until it answered their loads.
-            connectionNumber++;
-            // Lettuce drained every request of the lost connection: the backlog starts clean.
-            backlog.connectionLost();
-            // Called as the channel goes inactive, before Lettuce reconnects: every listener has
-            // run before any request can reach the process behind the next connection.
-            for (Runnable listener : disconnectListeners) {
-              listener.run();
-            }
-          }
-        });
+            this.extensions.scripts(),
+            number -> this.extensions.scriptLost(Script.EXTEND_BATCH, number));
+    this.connected =
+        this.votes
+            .connected()
+            .toCompletableFuture()
+            .thenCombine(this.extensions.connected(), (a, b) -> (Void) null);
   }
+
+  /** The scripts loaded on the connection of votes: every round's but the extensions'. */
+  private static final List<Script> VOTE_SCRIPTS =
+      RoundScripts.LOADED.stream().filter(s -> s != Script.EXTEND_BATCH).toList();
+
+  /** The one script loaded on the connection of extensions (one lease's goes by EVAL). */
+  private static final List<Script> EXTENSION_SCRIPTS = List.of(Script.EXTEND_BATCH);
 
   /**
-   * Sends {@code SCRIPT LOAD} of each script of {@link RoundScripts#LOADED} on {@code conn},
-   * before anything else is written on it (see the class comment). Once the node answers one,
-   * that script goes by {@code EVALSHA} on this connection; a node that refuses them (an ACL)
-   * gets them by {@code EVAL}.
+   * Either connection was lost, before Lettuce reconnects it: every listener has run before any
+   * request can reach the process behind the next connection, whichever connection it is.
    */
-  private void loadScripts(StatefulRedisConnection<String, String> conn) {
-    for (Script script : RoundScripts.LOADED) {
-      loadScript(conn, script);
-    }
-  }
-
-  private void loadScript(StatefulRedisConnection<String, String> conn, Script script) {
-    long number = connectionNumber;
-    conn.async()
-        .scriptLoad(script.source())
-        .whenComplete(
-            (sha, error) -> {
-              if (error != null) {
-                log.debug(
-                    "node={} did not load the {} script, it goes by EVAL: {}",
-                    name,
-                    script.name(),
-                    describe(error));
-              } else if (number == connectionNumber && script.sha1().equals(sha)) {
-                scripts.loaded(script, number);
-              }
-            });
-  }
-
-  /**
-   * The node answered {@code NOSCRIPT} to {@code script} sent on connection {@code number}: it
-   * goes by {@code EVAL} until the node has it again, and is loaded again (once, by whichever
-   * request heard it first) while the connection is still the current one.
-   */
-  private void scriptLost(Script script, long number) {
-    if (!closed && scripts.forget(script, number) && number == connectionNumber) {
-      log.debug("node={} lost the {} script, loading it again", name, script.name());
-      StatefulRedisConnection<String, String> conn = connection;
-      if (conn != null) {
-        loadScript(conn, script);
-      }
+  private void connectionLost() {
+    for (Runnable listener : disconnectListeners) {
+      listener.run();
     }
   }
 
   /**
    * Sends {@code script} as a request of a round: by {@code EVALSHA} if the node answered its
-   * load on connection {@code number}, else by {@code EVAL}; either way with no Lettuce timeout
+   * load on connection {@code number} ({@code scripts} of the connection of {@code commands}),
+   * else by {@code EVAL} ({@code scripts} null: always); either way with no Lettuce timeout
    * ({@link RoundCommand}).
    */
   private static RedisFuture<Long> send(
@@ -216,7 +153,7 @@ final class LettuceNodeClient implements NodeClient {
       Script script,
       String[] keys,
       String... args) {
-    boolean loaded = scripts.isLoaded(script, number);
+    boolean loaded = scripts != null && scripts.isLoaded(script, number);
     return commands.dispatch(
         loaded ? RoundCommand.EVALSHA : RoundCommand.EVAL,
         new IntegerOutput<>(ExactUtf8Codec.UTF8),
@@ -550,57 +487,8 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   void connect() {
-    if (closed) {
-      return;
-    }
-    client
-        .connectAsync(ExactUtf8Codec.UTF8, uri)
-        .whenComplete(
-            (conn, error) -> {
-              if (error == null) {
-                if (closed) {
-                  conn.closeAsync();
-                  return;
-                }
-                loadScripts(conn);
-                connection = conn;
-                connected.complete(null);
-                log.debug("connected node={}", name);
-                return;
-              }
-              String reason = describe(error);
-              if (isRefusedConfiguration(reason)) {
-                // Wrong credentials or database: no reconnect can fix it. Credentials never appear
-                // in the text: the node's name has none, and Redis does not echo passwords.
-                connected.completeExceptionally(
-                    new RedlockConfigException(
-                        "node "
-                            + name
-                            + " refused the connection settings ("
-                            + reason
-                            + "); check the user, password"
-                            + " and database of this node"));
-                return;
-              }
-              if (!connected.isDone()) {
-                connected.completeExceptionally(new ConnectException(name + ": " + reason));
-              }
-              Duration delay = nextRetryDelay();
-              log.debug(
-                  "node={} not reachable ({}), retrying in {} ms", name, reason, delay.toMillis());
-              resources
-                  .eventExecutorGroup()
-                  .schedule(this::connect, delay.toMillis(), TimeUnit.MILLISECONDS);
-            });
-  }
-
-  private synchronized Duration nextRetryDelay() {
-    Duration delay = retryDelay;
-    retryDelay =
-        retryDelay.multipliedBy(2).compareTo(LAST_RETRY) > 0
-            ? LAST_RETRY
-            : retryDelay.multipliedBy(2);
-    return delay;
+    votes.connect();
+    extensions.connect();
   }
 
   @Override
@@ -619,13 +507,13 @@ final class LettuceNodeClient implements NodeClient {
       return new CountedVote<String, Boolean>(backlog, size, "OK"::equals, true)
           .follow(commands.set(keys.get(0), token, SetArgs.Builder.nx().px(ttlMillis)));
     }
-    long number = connectionNumber;
+    long number = votes.number();
     return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, true)
         .onNoScript(() -> notResent(Script.LOCK, number))
         .follow(
             send(
                 commands,
-                scripts,
+                votes.scripts(),
                 number,
                 Script.LOCK,
                 keys.toArray(String[]::new),
@@ -638,7 +526,7 @@ final class LettuceNodeClient implements NodeClient {
    * answers {@code null}, so that the vote fails with the {@code NOSCRIPT} error.
    */
   private <T> RedisFuture<T> notResent(Script script, long number) {
-    scriptLost(script, number);
+    votes.scriptLost(script, number);
     return null;
   }
 
@@ -660,7 +548,7 @@ final class LettuceNodeClient implements NodeClient {
    * answers nothing: each probe's commands would stay in Lettuce's stack until the node
    * answers or the connection closes (a Lettuce timeout does not free a written command), and
    * within a minute they filled it to its bound, past which Lettuce logs a WARN with a stack
-   * trace for every command it refuses. The sentinel ({@link #sendSentinel}) learns when the
+   * trace for every command it refuses. The sentinel ({@link NodeConnection}) learns when the
    * node answers again; the guard's next probe then goes out, and the node counts again under
    * the guard's rules once it is answered.
    */
@@ -701,63 +589,14 @@ final class LettuceNodeClient implements NodeClient {
     return CompletableFuture.failedFuture(new NodeStalledException(backlog.refusal()));
   }
 
-  /**
-   * Sends the sentinel from one of Lettuce's event executors, never from a connection's event
-   * loop: written there, it would overtake requests other threads handed over before it (see
-   * {@code LockEngine.dispatch}), and its answer would free them too early.
-   */
-  private void sendSentinelSoon() {
-    resources.eventExecutorGroup().execute(this::sendSentinel);
-  }
-
-  /**
-   * Sends one {@code PING} to a node set aside as silent, to learn when it answers again (see
-   * {@link NodeBacklog}); sends another when a request handed over after it was cut off, and
-   * tries again a moment later when it could not be sent. Stops once the node is back, the
-   * connection is lost (the backlog starts clean then) or this client is closed.
-   */
-  private void sendSentinel() {
-    if (closed || !backlog.isSilent()) {
-      return;
-    }
-    RedisAsyncCommands<String, String> commands = commands();
-    if (commands == null) {
-      sendSentinelLater();
-      return;
-    }
-    long number = connectionNumber;
-    long before = backlog.position();
-    commands
-        .ping()
-        .whenComplete(
-            (pong, error) -> {
-              if (number != connectionNumber) {
-                return; // the connection was lost: the backlog started clean
-              }
-              Throwable cause = unwrap(error);
-              if (cause == null
-                  || cause instanceof io.lettuce.core.RedisCommandExecutionException) {
-                if (!backlog.sentinelAnswered(before)) {
-                  sendSentinelSoon();
-                }
-              } else {
-                sendSentinelLater();
-              }
-            });
-  }
-
-  private void sendSentinelLater() {
-    resources
-        .eventExecutorGroup()
-        .schedule(this::sendSentinel, SENTINEL_RETRY.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  /** How soon a sentinel that could not be sent is tried again. */
-  private static final Duration SENTINEL_RETRY = Duration.ofMillis(200);
-
-  /** The node's backlog, for tests: what waits on it now and at most. */
+  /** The backlog of the node's connection of votes, for tests: what waits on it. */
   NodeBacklog backlog() {
     return backlog;
+  }
+
+  /** The backlog of the node's connection of extensions, for tests. */
+  NodeBacklog extensionBacklog() {
+    return extensions.backlog();
   }
 
   @Override
@@ -777,13 +616,13 @@ final class LettuceNodeClient implements NodeClient {
     if (!backlog.admit(size, false)) {
       return stalled();
     }
-    long number = connectionNumber;
+    long number = votes.number();
     return new CountedVote<Long, Long>(backlog, size, LettuceNodeClient::fencedAnswer, false)
         .onNoScript(() -> notResent(Script.LOCK_FENCED, number))
         .follow(
             send(
                 commands,
-                scripts,
+                votes.scripts(),
                 number,
                 Script.LOCK_FENCED,
                 recordKey == null ? both(keys, counters) : withRecord(keys, counters, recordKey),
@@ -817,13 +656,13 @@ final class LettuceNodeClient implements NodeClient {
     if (!backlog.admit(size, false)) {
       return stalled();
     }
-    long number = connectionNumber;
+    long number = votes.number();
     return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
         .onNoScript(() -> notResent(Script.FENCE, number))
         .follow(
             send(
                 commands,
-                scripts,
+                votes.scripts(),
                 number,
                 Script.FENCE,
                 both(keys, counters),
@@ -843,17 +682,23 @@ final class LettuceNodeClient implements NodeClient {
     return all;
   }
 
+  /**
+   * On the connection of extensions, by {@code EVAL}, after every extension sent before it to
+   * this node (batches included): a shorter expiry ({@code Lease.releaseAfter}) never lands
+   * before an extension sent ahead of it.
+   */
   @Override
   public CompletionStage<Boolean> extend(List<String> keys, String token, long ttlMillis) {
-    RedisAsyncCommands<String, String> commands = commands();
+    RedisAsyncCommands<String, String> commands = extensions.commands();
     if (commands == null) {
       return notConnected();
     }
+    NodeBacklog waiting = extensions.backlog();
     long size = size(keys, token, 20);
-    if (!backlog.admit(size, false)) {
-      return stalled();
+    if (!waiting.admit(size, false)) {
+      return CompletableFuture.failedFuture(new NodeStalledException(waiting.refusal()));
     }
-    return eval(commands, size, Script.EXTEND, keys, token, Long.toString(ttlMillis));
+    return eval(commands, waiting, size, Script.EXTEND, keys, token, Long.toString(ttlMillis));
   }
 
   /**
@@ -864,7 +709,10 @@ final class LettuceNodeClient implements NodeClient {
   @Override
   public CompletionStage<List<Boolean>> extendBatch(List<io.redlock.spi.ExtendRequest> requests) {
     return batches.send(
-        commands(), connectionNumber, requests, r -> extend(r.keys(), r.token(), r.ttlMillis()));
+        extensions.commands(),
+        extensions.number(),
+        requests,
+        r -> extend(r.keys(), r.token(), r.ttlMillis()));
   }
 
   @Override
@@ -879,11 +727,11 @@ final class LettuceNodeClient implements NodeClient {
     if (!backlog.admit(size, true)) {
       return stalled();
     }
-    long number = connectionNumber;
-    if (!scripts.isLoaded(Script.UNLOCK, number)) {
+    long number = votes.number();
+    if (!votes.scripts().isLoaded(Script.UNLOCK, number)) {
       // The node may not have the script: a release written once runs on its own, also if
       // the connection closes before the answer.
-      return eval(commands, size, Script.UNLOCK, keys, token);
+      return eval(commands, backlog, size, Script.UNLOCK, keys, token);
     }
     return release(commands, number, size, keys, token);
   }
@@ -902,25 +750,29 @@ final class LettuceNodeClient implements NodeClient {
     return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
         .onNoScript(
             () -> {
-              if (closed) {
+              if (votes.isClosed()) {
                 return null; // no connection is left for it: the NOSCRIPT error stands
               }
               log.debug("node={} lost the release script, sending it with EVAL", name);
-              scriptLost(Script.UNLOCK, number); // EVAL until the node has it again
-              return send(commands, scripts, -1, Script.UNLOCK, keyArray, token);
+              votes.scriptLost(Script.UNLOCK, number); // EVAL until the node has it again
+              return send(commands, votes.scripts(), -1, Script.UNLOCK, keyArray, token);
             })
-        .follow(send(commands, scripts, number, Script.UNLOCK, keyArray, token));
+        .follow(send(commands, votes.scripts(), number, Script.UNLOCK, keyArray, token));
   }
 
-  /** Runs {@code script} by {@code EVAL}, never re-sent: see the class comment. */
-  private CompletionStage<Boolean> eval(
+  /**
+   * Runs {@code script} by {@code EVAL} on {@code commands}, counted in {@code waiting} (that
+   * connection's backlog), never re-sent: see the class comment.
+   */
+  private static CompletionStage<Boolean> eval(
       RedisAsyncCommands<String, String> commands,
+      NodeBacklog waiting,
       long size,
       Script script,
       List<String> keys,
       String... args) {
-    return new CountedVote<Long, Boolean>(backlog, size, LettuceNodeClient::isOne, false)
-        .follow(send(commands, scripts, -1, script, keys.toArray(String[]::new), args));
+    return new CountedVote<Long, Boolean>(waiting, size, LettuceNodeClient::isOne, false)
+        .follow(send(commands, null, -1, script, keys.toArray(String[]::new), args));
   }
 
   private static boolean isOne(Long result) {
@@ -928,8 +780,7 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   private RedisAsyncCommands<String, String> commands() {
-    StatefulRedisConnection<String, String> conn = connection;
-    return conn == null ? null : conn.async();
+    return votes.commands();
   }
 
   private CompletionStage<Boolean> notConnected() {
@@ -937,50 +788,13 @@ final class LettuceNodeClient implements NodeClient {
   }
 
   private static Throwable unwrap(Throwable error) {
-    Throwable cause = error;
-    while (cause instanceof CompletionException && cause.getCause() != null) {
-      cause = cause.getCause();
-    }
-    return cause;
-  }
-
-  private static String describe(Throwable error) {
-    StringBuilder text = new StringBuilder();
-    for (Throwable t = unwrap(error); t != null; t = t.getCause()) {
-      if (t.getMessage() != null && text.indexOf(t.getMessage()) < 0) {
-        if (text.length() > 0) {
-          text.append(": ");
-        }
-        text.append(t.getMessage());
-      }
-    }
-    return text.length() == 0 ? error.getClass().getSimpleName() : text.toString();
-  }
-
-  private static boolean isRefusedConfiguration(String reason) {
-    String upper = reason.toUpperCase(Locale.ROOT);
-    return upper.contains("WRONGPASS")
-        || upper.contains("NOAUTH")
-        || upper.contains("INVALID PASSWORD")
-        || upper.contains("INVALID USERNAME")
-        || upper.contains("DB INDEX IS OUT OF RANGE")
-        || upper.contains("NOPERM")
-        // TLS: the node's certificate is not trusted or does not name it
-        || upper.contains("PKIX PATH")
-        || upper.contains("NO SUBJECT ALTERNATIVE")
-        || upper.contains("CERTIFICATE_UNKNOWN");
+    return NodeConnection.unwrap(error);
   }
 
   @Override
   public void close() {
-    closed = true;
-    StatefulRedisConnection<String, String> conn = connection;
-    if (conn != null) {
-      conn.close();
-    }
-    // The connection is closed; what is left is bookkeeping, which need not hold up the caller
-    // (several nodes close one after the other).
-    client.shutdownAsync(0, 2, TimeUnit.SECONDS);
+    votes.close();
+    extensions.close();
   }
 
   @Override

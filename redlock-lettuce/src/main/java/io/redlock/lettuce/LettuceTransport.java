@@ -30,9 +30,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The default transport: one Lettuce connection per node over one set of shared client
- * resources (event loops, timers), for {@code redis://} and {@code rediss://} (TLS) URIs with
- * optional ACL user, password and database index.
+ * The default transport: two Lettuce connections per node, one for votes, releases and the
+ * restart guard's requests and one for extensions (see {@link #LettuceTransport()} for the
+ * client resources, event loops and timers, they run on), for {@code redis://} and {@code
+ * rediss://} (TLS) URIs with optional ACL user, password and database index.
  *
  * <p>Commands fail at once while a node is disconnected instead of queueing for a reconnect,
  * and are never replayed after one. Every vote is bounded by the node timeout (the algorithm's
@@ -40,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * {@link java.util.ServiceLoader}; {@link io.redlock.Redlock#create(RedlockConfig)} uses it
  * without being asked.
  *
- * <p>What waits on one node is bounded ({@link #MAX_PENDING_REQUESTS}, {@link
- * #MAX_PENDING_BYTES}, {@link #MAX_PENDING_BATCH_BYTES}, and Lettuce's {@code requestQueueSize} for the whole connection), and a
- * node that stops answering is set aside ({@link #STALLED_AFTER}): past a bound or while set
+ * <p>What waits on each connection to a node is bounded ({@link #MAX_PENDING_REQUESTS}, {@link
+ * #MAX_PENDING_BYTES}, {@link #MAX_PENDING_BATCH_BYTES}, and Lettuce's {@code requestQueueSize}
+ * for the whole connection), and a node that stops answering is set aside, on each connection ({@link #STALLED_AFTER}): past a bound or while set
  * aside, its votes fail at once as {@link io.redlock.NodeOutcome.Vote#STALLED}, and releases
  * past twice the bound are not sent (their keys expire with the ttl). TCP keepalive and {@code
  * TCP_USER_TIMEOUT} close a connection to a host that vanished.
@@ -108,6 +109,7 @@ public final class LettuceTransport implements NodeTransport {
   /**
    * Lettuce's own bound on the commands one connection holds ({@code requestQueueSize}): the
    * votes' bound plus room for the restart guard's probes, the script load and the sentinel.
+   * Each of a node's two connections has it, as each has the bounds above.
    * A command past it fails at once: nothing on a connection grows without end.
    */
   static final int LETTUCE_QUEUE_SIZE = 2 * MAX_PENDING_REQUESTS + 256;
@@ -138,18 +140,39 @@ public final class LettuceTransport implements NodeTransport {
   /** Unanswered keepalive probes that close a connection: {@value}. */
   public static final int KEEPALIVE_PROBES = 3;
 
+  /**
+   * The event-loop threads of the connections of extensions, when the transport makes its own
+   * resources: {@value}.
+   */
+  static final int EXTENSION_IO_THREADS = 2;
+
   private final ClientResources resources;
+  private final ClientResources extensionResources;
   private final boolean ownsResources;
 
-  /** A transport with its own client resources, freed by {@link #close()}. */
+  /**
+   * A transport with client resources of its own, freed by {@link #close()}: one set for the
+   * connections of votes, and one, of {@value #EXTENSION_IO_THREADS} event-loop threads, for
+   * the connections of extensions, so that a lock's answer is never read after a batch's
+   * thousand answers on the same thread.
+   */
   public LettuceTransport() {
     this(
-        DefaultClientResources.builder().nettyCustomizer(consolidatingFlushes(null)).build(), true);
+        DefaultClientResources.builder().nettyCustomizer(consolidatingFlushes(null)).build(),
+        DefaultClientResources.builder()
+            .ioThreadPoolSize(EXTENSION_IO_THREADS)
+            .computationThreadPoolSize(1)
+            .nettyCustomizer(consolidatingFlushes(null))
+            .build(),
+        true);
   }
 
-  /** A transport over client resources the caller shares with its own Lettuce clients. */
+  /**
+   * A transport over client resources the caller shares with its own Lettuce clients: both
+   * connections of each node (votes, extensions) run on them.
+   */
   public LettuceTransport(ClientResources resources) {
-    this(resources, false);
+    this(resources, resources, false);
   }
 
   /**
@@ -190,8 +213,10 @@ public final class LettuceTransport implements NodeTransport {
     };
   }
 
-  private LettuceTransport(ClientResources resources, boolean ownsResources) {
+  private LettuceTransport(
+      ClientResources resources, ClientResources extensionResources, boolean ownsResources) {
     this.resources = resources;
+    this.extensionResources = extensionResources;
     this.ownsResources = ownsResources;
   }
 
@@ -230,16 +255,6 @@ public final class LettuceTransport implements NodeTransport {
     // Bounds the connection handshake (HELLO, AUTH, SELECT); commands: see CommandTimeouts.
     redisUri.setTimeout(node.connectTimeout());
     withoutClientSetinfo(redisUri);
-    RedisClient client = new LazySyncRedisClient(resources);
-    NodeBacklog backlog =
-        new NodeBacklog(
-            node.name(),
-            MAX_PENDING_REQUESTS,
-            MAX_PENDING_BYTES,
-            MAX_PENDING_BATCH_BYTES,
-            STALLED_AFTER,
-            STALLED_AFTER_TIME.toNanos(),
-            System::nanoTime);
     ClientOptions.Builder options = ClientOptions.builder();
     if (redisUri.isSsl()) {
       tls(node, redisUri, options);
@@ -247,7 +262,7 @@ public final class LettuceTransport implements NodeTransport {
     if (Lettuce7.PRESENT) {
       Lettuce7.withoutMaintNotifications(options);
     }
-    client.setOptions(
+    ClientOptions clientOptions =
         options
             .autoReconnect(true)
             // A lock request that waits for a reconnect is worse than a failed vote: by the time
@@ -282,11 +297,32 @@ public final class LettuceTransport implements NodeTransport {
                             .tcpUserTimeout(TCP_USER_TIMEOUT)
                             .build())
                     .build())
-            .build());
+            .build();
     LettuceNodeClient opened =
-        new LettuceNodeClient(node.name(), client, redisUri, resources, backlog);
+        new LettuceNodeClient(
+            node.name(),
+            redisUri,
+            parts(node.name(), resources, clientOptions),
+            parts(node.name() + " extensions", extensionResources, clientOptions));
     opened.connect();
     return opened;
+  }
+
+  /** A client of its own on {@code on}, and a backlog, for one connection to a node. */
+  private static NodeConnection.Parts parts(
+      String name, ClientResources on, ClientOptions options) {
+    RedisClient client = new LazySyncRedisClient(on);
+    client.setOptions(options);
+    NodeBacklog backlog =
+        new NodeBacklog(
+            name,
+            MAX_PENDING_REQUESTS,
+            MAX_PENDING_BYTES,
+            MAX_PENDING_BATCH_BYTES,
+            STALLED_AFTER,
+            STALLED_AFTER_TIME.toNanos(),
+            System::nanoTime);
+    return new NodeConnection.Parts(client, on, backlog);
   }
 
   /**
@@ -407,7 +443,10 @@ public final class LettuceTransport implements NodeTransport {
   @Override
   public void close() {
     if (ownsResources) {
-      resources.shutdown(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+      var votes = resources.shutdown(0, 2, TimeUnit.SECONDS);
+      var extensions = extensionResources.shutdown(0, 2, TimeUnit.SECONDS);
+      votes.awaitUninterruptibly(3, TimeUnit.SECONDS);
+      extensions.awaitUninterruptibly(3, TimeUnit.SECONDS);
     }
   }
 }

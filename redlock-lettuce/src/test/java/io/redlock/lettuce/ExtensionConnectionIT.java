@@ -1,0 +1,261 @@
+package io.redlock.lettuce;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.redlock.Lease;
+import io.redlock.Redlock;
+import io.redlock.RedlockConfig;
+import io.redlock.spi.ExtendRequest;
+import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeSettings;
+import io.redlock.testkit.RedisServers;
+import io.redlock.testkit.Timing;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each node's extensions travel on a connection of their own, beside the connection of votes:
+ * the node's {@code CLIENT LIST} shows which command each connection sent last. Losing one
+ * connection leaves the other as it is; a node that stops answering is set aside on both.
+ */
+class ExtensionConnectionIT {
+  private RedisServers servers;
+  private LettuceTransport transport;
+
+  @BeforeEach
+  void start() {
+    servers = RedisServers.startFresh(3);
+    transport = new LettuceTransport();
+  }
+
+  @AfterEach
+  void stop() {
+    if (servers != null && servers.isPaused(0)) {
+      servers.resume(0);
+    }
+    if (transport != null) {
+      transport.close();
+    }
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  private NodeClient open() throws Exception {
+    RedlockConfig config =
+        RedlockConfig.builder().nodes(servers.uris()).nodeTimeout(Duration.ofSeconds(2)).build();
+    NodeClient node = transport.open(NodeSettings.of(servers.uri(0), config));
+    node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    return node;
+  }
+
+  /**
+   * The last command of each client connection of server 0 by its id, without the connection
+   * that asks ({@code CLIENT LIST} itself).
+   */
+  private Map<Long, String> lastCommands() {
+    Map<Long, String> commands = new HashMap<>();
+    for (String line : ((String) servers.command(0, "CLIENT", "LIST")).split("\n")) {
+      long id = -1;
+      String cmd = null;
+      for (String field : line.trim().split(" ")) {
+        if (field.startsWith("id=")) {
+          id = Long.parseLong(field.substring(3));
+        } else if (field.startsWith("cmd=")) {
+          cmd = field.substring(4);
+        }
+      }
+      if (id >= 0 && cmd != null && !cmd.startsWith("client")) {
+        commands.put(id, cmd);
+      }
+    }
+    return commands;
+  }
+
+  /** The id of the one connection whose last command is one of {@code commands}. */
+  private static long connectionThatSent(Map<Long, String> last, String... commands) {
+    List<Long> ids = new ArrayList<>();
+    last.forEach(
+        (id, cmd) -> {
+          if (List.of(commands).contains(cmd)) {
+            ids.add(id);
+          }
+        });
+    assertThat(ids).as("connections whose last command is one of %s", List.of(commands)).hasSize(1);
+    return ids.get(0);
+  }
+
+  private static ExtendRequest extension(String key, long ttlMillis) {
+    return new ExtendRequest(List.of(key), "t", ttlMillis);
+  }
+
+  @Test
+  void locksGoOnOneConnectionAndEveryExtensionOnAnother() throws Exception {
+    Set<Long> before = lastCommands().keySet();
+    try (NodeClient node = open()) {
+      Map<Long, String> opened = lastCommands();
+      opened.keySet().removeAll(before);
+      assertThat(opened).as("connections of one node client").hasSize(2);
+
+      assertThat(node.lock(List.of("ext:a"), "t", 60_000).toCompletableFuture().get()).isTrue();
+      assertThat(node.extendBatch(List.of(extension("ext:a", 60_000))).toCompletableFuture().get())
+          .containsExactly(true);
+      Map<Long, String> afterBatch = lastCommands();
+      long votes = connectionThatSent(afterBatch, "set");
+      // EVALSHA once the node answered the script's load on this connection, EVAL before
+      long extensions = connectionThatSent(afterBatch, "evalsha", "eval");
+      assertThat(Set.of(votes, extensions)).isEqualTo(opened.keySet());
+
+      // One lease's extension (as a shorter expiry is sent) goes where the batches go, so it
+      // runs after every extension sent before it; a lock goes on the other connection.
+      assertThat(node.extend(List.of("ext:a"), "t", 800).toCompletableFuture().get()).isTrue();
+      assertThat(node.lock(List.of("ext:b"), "t", 60_000).toCompletableFuture().get()).isTrue();
+      Map<Long, String> afterSingle = lastCommands();
+      assertThat(afterSingle.get(extensions)).isEqualTo("eval");
+      assertThat(afterSingle.get(votes)).isEqualTo("set");
+      assertThat((Long) servers.command(0, "PTTL", "ext:a")).isBetween(1L, 800L);
+    }
+  }
+
+  @Test
+  void losingTheConnectionOfExtensionsLeavesTheVotesOnTheirsAndTellsTheListeners()
+      throws Exception {
+    try (NodeClient node = open()) {
+      AtomicInteger lost = new AtomicInteger();
+      node.onDisconnect(lost::incrementAndGet);
+      assertThat(node.lock(List.of("ext:c"), "t", 60_000).toCompletableFuture().get()).isTrue();
+      assertThat(node.extendBatch(List.of(extension("ext:c", 60_000))).toCompletableFuture().get())
+          .containsExactly(true);
+      Map<Long, String> last = lastCommands();
+      long votes = connectionThatSent(last, "set");
+      long extensions = connectionThatSent(last, "evalsha", "eval");
+
+      servers.command(0, "CLIENT", "KILL", "ID", Long.toString(extensions));
+      Timing.await("the lost connection told", Duration.ofSeconds(10), () -> lost.get() == 1);
+      assertThat(node.lock(List.of("ext:d"), "t", 60_000).toCompletableFuture().get()).isTrue();
+      assertThat(lastCommands()).containsEntry(votes, "set").doesNotContainKey(extensions);
+
+      // Lettuce reconnects the connection of extensions; its script is loaded on it again.
+      Timing.await(
+          "extensions answered again",
+          Duration.ofSeconds(10),
+          () -> List.of(true).equals(extendOrNull(node, extension("ext:c", 60_000))));
+      Timing.await(
+          "extensions by EVALSHA on the new connection",
+          Duration.ofSeconds(10),
+          () -> {
+            extendOrNull(node, extension("ext:c", 60_000));
+            return lastCommands().containsValue("evalsha");
+          });
+      long again = connectionThatSent(lastCommands(), "evalsha");
+      assertThat(again).isNotIn(votes, extensions);
+      assertThat(lost.get()).isEqualTo(1);
+      assertThat(((LettuceNodeClient) node).backlog().requests()).isZero();
+      assertThat(((LettuceNodeClient) node).extensionBacklog().requests()).isZero();
+    }
+  }
+
+  private static List<Boolean> extendOrNull(NodeClient node, ExtendRequest request) {
+    try {
+      return node.extendBatch(List.of(request)).toCompletableFuture().join();
+    } catch (CompletionException notYet) {
+      return null;
+    }
+  }
+
+  /**
+   * Leases held with auto-extension while one of three nodes is stopped: its connection of
+   * extensions is set aside with a bounded backlog, as its connection of votes is, the leases
+   * live on the two other nodes, and once the node resumes its batches are sent to it again.
+   */
+  @Test
+  void aStoppedNodeIsSetAsideOnBothConnectionsAndHeldLeasesLiveOn() throws Exception {
+    List<LettuceNodeClient> clients = new ArrayList<>();
+    io.redlock.spi.NodeTransport capturing =
+        new io.redlock.spi.NodeTransport() {
+          @Override
+          public boolean supports(java.net.URI uri) {
+            return transport.supports(uri);
+          }
+
+          @Override
+          public NodeClient open(NodeSettings node) {
+            NodeClient client = transport.open(node);
+            clients.add((LettuceNodeClient) client);
+            return client;
+          }
+
+          @Override
+          public void close() {}
+        };
+    try (Redlock redlock =
+        Redlock.create(
+            RedlockConfig.builder().nodes(servers.uris()).ttl(Duration.ofSeconds(2)).build(),
+            capturing)) {
+      List<Lease> leases = new ArrayList<>();
+      for (int i = 0; i < 2_000; i++) {
+        leases.add(redlock.tryAcquire("stalled:" + i).orElseThrow().autoExtend());
+      }
+      LettuceNodeClient stopped = clients.get(0);
+      servers.pause(0);
+      Timing.await(
+          "the stopped node's connection of extensions set aside",
+          Duration.ofSeconds(30),
+          stopped.extensionBacklog()::isSilent);
+      // Two more periods of extensions on another node, past the ttl the leases were granted
+      // with: each lease lives on the two nodes that answer.
+      long extendedBefore = calls(1, "pexpire");
+      Timing.await(
+          "every lease extended twice more on node 1",
+          Duration.ofSeconds(30),
+          () -> calls(1, "pexpire") - extendedBefore >= 2 * 2_000);
+      assertThat(leases).allMatch(Lease::isValid);
+      assertThat(stopped.extensionBacklog().isSilent()).isTrue();
+      assertThat(stopped.extensionBacklog().peakRequests())
+          .isLessThanOrEqualTo(2 * LettuceTransport.MAX_PENDING_REQUESTS);
+      assertThat(stopped.extensionBacklog().batchBytes())
+          .isLessThanOrEqualTo(LettuceTransport.MAX_PENDING_BATCH_BYTES);
+
+      servers.resume(0);
+      Timing.await(
+          "the resumed node's connection of extensions answers again",
+          Duration.ofSeconds(30),
+          () -> !stopped.extensionBacklog().isSilent());
+      // Its keys ran out while it was stopped (an extension never creates one): what comes
+      // back is the batches, which find them missing.
+      long scriptsAtResume = calls(0, "evalsha");
+      Timing.await(
+          "batches of extensions reach the resumed node again",
+          Duration.ofSeconds(30),
+          () -> calls(0, "evalsha") - scriptsAtResume >= 2);
+      assertThat(servers.command(0, "EXISTS", "stalled:0")).isEqualTo(0L);
+      assertThat(leases).allMatch(Lease::isValid);
+      for (Lease lease : leases) {
+        lease.release();
+      }
+    }
+  }
+
+  /** Calls of {@code command} on server {@code i} so far ({@code INFO commandstats}). */
+  private long calls(int i, String command) {
+    String info = String.valueOf(servers.command(i, "INFO", "commandstats"));
+    String prefix = "cmdstat_" + command + ":calls=";
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(prefix)) {
+        int end = line.indexOf(',', prefix.length());
+        return Long.parseLong(line.substring(prefix.length(), end));
+      }
+    }
+    return 0;
+  }
+}
