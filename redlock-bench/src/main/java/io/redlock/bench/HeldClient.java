@@ -222,8 +222,9 @@ final class HeldClient implements AutoCloseable {
 
   /**
    * {@code count} attempts on {@code holding} and as many on a new peer, one after the other in
-   * turn (so that both meet the same moments of the held locks' extensions), each on a resource
-   * of its own under {@code prefix}, paced ({@link #BESIDE_PACE_NANOS}).
+   * turn (so that both meet the same moments of the held locks' extensions), each first every
+   * other pair, each on a resource of its own under {@code prefix}, paced ({@link
+   * #BESIDE_PACE_NANOS}).
    */
   private static Beside besideHeld(HeldLocks holding, String prefix, int count) {
     try (HeldLocks peer = holding.peer()) {
@@ -238,14 +239,22 @@ final class HeldClient implements AutoCloseable {
       int theirsFailed = 0;
       for (int i = 0; i < count; i++) {
         next = pace(next);
+        // Each goes first every other pair: the first lock after the pause meets threads
+        // that went idle, the second finds them awake.
+        boolean holdingFirst = i % 2 == 0;
         long t0 = System.nanoTime();
-        boolean granted = holding.takeAndRelease(prefix + "h:" + i);
+        boolean first =
+            (holdingFirst ? holding : peer)
+                .takeAndRelease(prefix + (holdingFirst ? "h:" : "p:") + i);
         long t1 = System.nanoTime();
-        mine[i] = t1 - t0;
-        mineFailed += granted ? 0 : 1;
-        granted = peer.takeAndRelease(prefix + "p:" + i);
-        theirs[i] = System.nanoTime() - t1;
-        theirsFailed += granted ? 0 : 1;
+        boolean second =
+            (holdingFirst ? peer : holding)
+                .takeAndRelease(prefix + (holdingFirst ? "p:" : "h:") + i);
+        long t2 = System.nanoTime();
+        mine[i] = holdingFirst ? t1 - t0 : t2 - t1;
+        theirs[i] = holdingFirst ? t2 - t1 : t1 - t0;
+        mineFailed += (holdingFirst ? first : second) ? 0 : 1;
+        theirsFailed += (holdingFirst ? second : first) ? 0 : 1;
       }
       return new Beside(Attempts.of(mine, mineFailed), Attempts.of(theirs, theirsFailed));
     }

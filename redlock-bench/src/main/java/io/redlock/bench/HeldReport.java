@@ -295,9 +295,10 @@ final class HeldReport {
             "A lock taken beside the held locks: after the window, with the locks still held,"
                 + " %,d locks taken (no wait; this library's `tryAcquire`, Redisson's"
                 + " `tryLock(0, ttl)`) and released one at a time on the client that holds"
-                + " them, whose connections carry their extensions too, and as many on a peer"
-                + " in the same JVM with connections of its own and no lock held, the two in"
-                + " turn, a pair every 10 ms at most; times in ms, medians of the rounds (the ratio: median of the rounds'"
+                + " them (this library sends their extensions on connections of their own,"
+                + " beside those of the locks), and as many on a peer in the same JVM with connections of its own and"
+                + " no lock held, the two in turn, each first every other pair, a pair every"
+                + " 10 ms at most; times in ms, medians of the rounds (the ratio: median of the rounds'"
                 + " ratios). Failed: not granted (a node silent past its timeout, most often),"
                 + " summed over the rounds.%n%n",
             o.beside));
