@@ -275,8 +275,8 @@ final class Adapters {
    * The floor for a Redlock cycle with Lettuce over N nodes: {@code SET NX PX} to every node at
    * once and wait for a majority of {@code OK}, then {@code EVALSHA} compare-and-delete to
    * every node at once and wait for a majority of answers. Nothing else: no validity, node
-   * timeout, restart guard or lease bookkeeping. Same connections as {@code redlock} (one per
-   * node, asynchronous API, flushes consolidated: {@link Fanout}). A failed attempt deletes
+   * timeout, restart guard or lease bookkeeping. Same connections as {@code redlock}'s locks
+   * (one per node, asynchronous API, flushes consolidated: {@link Fanout}). A failed attempt deletes
    * what it set and polls with the shared retry delay.
    */
   static LockUnderTest lettuceFanout(String name, List<String> uris, Retry retry) {

@@ -26,13 +26,16 @@ import java.util.concurrent.CompletionStage;
  * does not count directly). A transport may then leave a {@link #lock} request unsent, if it
  * has not sent it yet; it must still send every other request.
  *
- * <p>Requests sent on one client are executed by the node in the order they were sent, and
- * each is written once: a transport must not re-send a request later on its own (a fallback
- * after an error reply, a replay after a reconnect). The algorithm relies on both. A release
- * sent after an acquisition that timed out is executed after it, also on a node that was
- * paused and resumes after the client closed. An extension is sent once the previous one is
- * decided, maybe before a slow node answered it; that node still runs the previous one first,
- * so it ends with the newer expiry, which is the one the client counts on.
+ * <p>Locks, fenced locks, confirmations and releases sent on one client are executed by the node
+ * in the order they were sent, and so are extensions ({@link #extend}, {@link #extendBatch})
+ * among themselves; each request is written once: a transport must not re-send a request
+ * later on its own (a fallback after an error reply, a replay after a reconnect). The
+ * algorithm relies on both. A release sent after an acquisition that timed out is executed
+ * after it, also on a node that was paused and resumes after the client closed. An extension
+ * is sent once the previous one is decided, maybe before a slow node answered it; that node
+ * still runs the previous one first, so it ends with the newer expiry, which is the one the
+ * client counts on. Between the two kinds no order is needed ({@link #extendBatch} says why),
+ * but both must reach the same process: the one whose history the restart guard judges.
  *
  * <p>One exception: an {@link #unlock} that the node answered without running any of it (such
  * as {@code NOSCRIPT}) may be sent once more while the client is open. Running late, behind
@@ -61,7 +64,8 @@ public interface NodeClient extends AutoCloseable {
   String name();
 
   /**
-   * Completes when the first connection is established. Completes exceptionally with a
+   * Completes when the client is first connected (every connection it holds to the node).
+   * Completes exceptionally with a
    * {@link io.redlock.RedlockConfigException} when the node refused the configuration (wrong
    * credentials, unknown database), which no reconnect can fix; with any other exception when
    * the node could not be reached yet (the client keeps trying).
@@ -351,9 +355,11 @@ public interface NodeClient extends AutoCloseable {
   }
 
   /**
-   * Calls {@code listener} each time a connection to the node is lost (a transport may hold
-   * more than one), before any request can reach the node over a new connection (which may be
-   * a restarted process). The listener
+   * Calls {@code listener} each time the connection of votes to the node is lost, before any
+   * request can reach the node over a new connection (which may be a restarted process). A
+   * transport with other connections (the Lettuce transport's for extensions) need not call it
+   * for them if it counts nothing they carry from another process than the one its connection
+   * of votes reaches. The listener
    * must be quick; it runs on a transport thread.
    */
   default void onDisconnect(Runnable listener) {}

@@ -26,8 +26,12 @@ import org.slf4j.LoggerFactory;
  * Lease.releaseAfter}). A node answers one connection's requests in the order they were
  * written; on one connection, a lock written after a batch of a thousand extensions waited for
  * the batch's answer, read on the same event-loop thread (docs/performance.md, "Reading the
- * held-lease figures"). Each connection has its own backlog, script state and sentinel; losing
- * either tells the {@link #onDisconnect} listeners.
+ * held-lease figures"). Each connection has its own backlog, script state and sentinel.
+ * Losing the connection of votes tells the {@link #onDisconnect} listeners (the restart
+ * guard); losing the other does not, because extensions are sent only while both connections
+ * reach the same process (the run id each reads first thing, {@link NodeConnection#process()}):
+ * the one the guard's probes judge. The guard's requests are held back while either connection
+ * sees the node silent.
  *
  * <p>Per-node order. Every request is written once and the node runs each connection's
  * requests in the order they were written. Locks, fenced locks, confirmations and extensions
@@ -104,10 +108,19 @@ final class LettuceNodeClient implements NodeClient {
   LettuceNodeClient(
       String name, RedisURI uri, NodeConnection.Parts votes, NodeConnection.Parts extensions) {
     this.name = name;
-    this.votes = new NodeConnection(name, uri, votes, VOTE_SCRIPTS, this::connectionLost);
+    this.votes =
+        new NodeConnection(
+            name, uri, votes, VOTE_SCRIPTS, this::connectionLost, this::compareProcesses);
+    // Its loss need not tell the restart guard: its extensions count only while it reaches
+    // the process the connection of votes reaches, which is the one the guard judges.
     this.extensions =
         new NodeConnection(
-            name + " extensions", uri, extensions, EXTENSION_SCRIPTS, this::connectionLost);
+            name + " extensions",
+            uri,
+            extensions,
+            EXTENSION_SCRIPTS,
+            () -> {},
+            this::compareProcesses);
     this.backlog = votes.backlog();
     this.batches =
         new BatchedExtensions(
@@ -131,8 +144,44 @@ final class LettuceNodeClient implements NodeClient {
   private static final List<Script> EXTENSION_SCRIPTS = List.of(Script.EXTEND_BATCH);
 
   /**
-   * Either connection was lost, before Lettuce reconnects it: every listener has run before any
-   * request can reach the process behind the next connection, whichever connection it is.
+   * Whether the connection of extensions reaches the process the connection of votes reaches:
+   * the one whose history the restart guard's probes judge, and whose keys the votes lock. Two
+   * processes can answer at one address at once (an address moved to another server while the
+   * old one still runs and keeps its connections): an extension counted from the other one
+   * would be a vote for a lease on keys the guard never looked at, and this node's lock votes
+   * would come from the first.
+   */
+  private boolean oneProcess() {
+    String behindExtensions = extensions.process();
+    return behindExtensions != null && behindExtensions.equals(votes.process());
+  }
+
+  /** The process behind either connection was read: a WARN when the two differ. */
+  private void compareProcesses() {
+    String behindVotes = votes.process();
+    String behindExtensions = extensions.process();
+    if (behindVotes != null && behindExtensions != null && !behindVotes.equals(behindExtensions)) {
+      log.warn(
+          "node={} answers on two processes: run_id {} on the connection of votes, {} on the"
+              + " connection of extensions (an address moved while the old server runs?);"
+              + " extensions on this node fail until both reach the same one",
+          name,
+          behindVotes,
+          behindExtensions);
+    }
+  }
+
+  private CompletionStage<Boolean> notOneProcess() {
+    return CompletableFuture.failedFuture(
+        new ConnectException(
+            name
+                + ": the connection of extensions does not reach the process of the connection"
+                + " of votes (not read yet after a connect, or another process)"));
+  }
+
+  /**
+   * The connection of votes was lost, before Lettuce reconnects it: every listener has run
+   * before any request can reach the process behind the next connection.
    */
   private void connectionLost() {
     for (Runnable listener : disconnectListeners) {
@@ -172,7 +221,7 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
-    if (backlog.isSilent()) {
+    if (isSetAside()) {
       return setAside();
     }
     CompletableFuture<String> server = commands.info("server").toCompletableFuture();
@@ -210,7 +259,7 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
-    if (backlog.isSilent()) {
+    if (isSetAside()) {
       return setAside();
     }
     CompletableFuture<NodeInfo> basic = info().toCompletableFuture(); // timeouts mapped
@@ -268,7 +317,7 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
-    if (backlog.isSilent()) {
+    if (isSetAside()) {
       return setAside();
     }
     return withTimeouts(
@@ -395,7 +444,7 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return CompletableFuture.failedFuture(new ConnectException(name + " is not connected"));
     }
-    if (backlog.isSilent()) {
+    if (isSetAside()) {
       return setAside();
     }
     // EVAL, not EVALSHA: once a second per node, the script's text costs nothing that
@@ -554,7 +603,17 @@ final class LettuceNodeClient implements NodeClient {
    */
   private <V> CompletionStage<V> setAside() {
     backlog.otherRequestNotSent();
-    return CompletableFuture.failedFuture(new NodeStalledException(backlog.refusal()));
+    NodeBacklog silent = backlog.isSilent() ? backlog : extensions.backlog();
+    return CompletableFuture.failedFuture(new NodeStalledException(silent.refusal()));
+  }
+
+  /**
+   * Whether the node is set aside as silent on either connection: a node that stopped answering
+   * one connection stopped answering the other too, and a client that only holds leases
+   * writes only on the connection of extensions, where it is seen first.
+   */
+  private boolean isSetAside() {
+    return backlog.isSilent() || extensions.backlog().isSilent();
   }
 
   /**
@@ -693,6 +752,9 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
+    if (!oneProcess()) {
+      return notOneProcess();
+    }
     NodeBacklog waiting = extensions.backlog();
     long size = size(keys, token, 20);
     if (!waiting.admit(size, false)) {
@@ -708,6 +770,9 @@ final class LettuceNodeClient implements NodeClient {
    */
   @Override
   public CompletionStage<List<Boolean>> extendBatch(List<io.redlock.spi.ExtendRequest> requests) {
+    if (extensions.commands() != null && !oneProcess()) {
+      return notOneProcess().thenApply(never -> java.util.Collections.<Boolean>emptyList());
+    }
     return batches.send(
         extensions.commands(),
         extensions.number(),

@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The first connection is retried in the background with a growing delay until it succeeds
  * (Lettuce reconnects by itself only once a connection existed); meanwhile requests fail at
- * once. Each new connection first sends {@code SCRIPT LOAD} of the scripts given; a script
- * goes by {@code EVALSHA} on this connection only once the node answered its load on it.
+ * once. Each new connection first sends {@code SCRIPT LOAD} of the scripts given, then {@code
+ * INFO server} for the run id of the process behind it ({@link #process()}); a script goes by
+ * {@code EVALSHA} on this connection only once the node answered its load on it.
  *
  * <p>Note on concurrency: {@code connection} is written once, by the connect callback, and read
  * without locking. {@code number} is raised only by the disconnect listener, on the
@@ -47,6 +48,12 @@ final class NodeConnection {
 
   /** How soon a sentinel that could not be sent is tried again. */
   private static final Duration SENTINEL_RETRY = Duration.ofMillis(200);
+
+  /** How soon the process behind a connection is asked again after no answer. */
+  private static final Duration PROCESS_RETRY = Duration.ofMillis(500);
+
+  /** {@link #process()} of a node that refuses {@code INFO server} (an ACL without it). */
+  static final String UNREADABLE = "?";
 
   private final String name;
   private final RedisClient client;
@@ -68,6 +75,15 @@ final class NodeConnection {
   private Duration retryDelay = FIRST_RETRY;
 
   /**
+   * The run id of the process behind the current connection, read by {@code INFO server} right
+   * after the script loads of each new connection: {@code null} until answered and from the
+   * moment the connection is lost.
+   */
+  private volatile String process;
+
+  private final Runnable processRead;
+
+  /**
    * What a connection is made with: a client of its own (configured), the resources that client
    * runs on, and the backlog of this connection.
    */
@@ -78,14 +94,22 @@ final class NodeConnection {
    *     ("n1 extensions"): for logs and errors
    * @param loadFirst the scripts loaded on each new connection, before anything else is sent
    * @param lost run each time the connection is lost, before Lettuce reconnects
+   * @param processRead run each time the process behind a new connection was read
    */
-  NodeConnection(String name, RedisURI uri, Parts parts, List<Script> loadFirst, Runnable lost) {
+  NodeConnection(
+      String name,
+      RedisURI uri,
+      Parts parts,
+      List<Script> loadFirst,
+      Runnable lost,
+      Runnable processRead) {
     this.name = name;
     this.client = parts.client();
     this.uri = uri;
     this.resources = parts.resources();
     this.backlog = parts.backlog();
     this.loadFirst = List.copyOf(loadFirst);
+    this.processRead = processRead;
     backlog.onSilent(this::sendSentinelSoon);
     client.addListener(
         new RedisConnectionStateListener() {
@@ -96,11 +120,13 @@ final class NodeConnection {
             StatefulRedisConnection<String, String> conn = connection;
             if (conn != null && conn == channel) {
               loadScripts(conn);
+              readProcess(conn);
             }
           }
 
           @Override
           public void onRedisDisconnected(RedisChannelHandler<?, ?> channel) {
+            process = null;
             number++;
             // Lettuce drained every request of the lost connection: the backlog starts clean.
             backlog.connectionLost();
@@ -110,7 +136,10 @@ final class NodeConnection {
         });
   }
 
-  /** Completes once connected the first time; fails with the first attempt's failure. */
+  /**
+   * Completes once connected the first time and the process behind the connection read; fails
+   * with the first attempt's failure.
+   */
   CompletionStage<Void> connected() {
     return connected;
   }
@@ -153,7 +182,7 @@ final class NodeConnection {
                 }
                 loadScripts(conn);
                 connection = conn;
-                connected.complete(null);
+                readProcess(conn); // completes connected once answered
                 log.debug("connected node={}", name);
                 return;
               }
@@ -218,6 +247,52 @@ final class NodeConnection {
               } else if (loadedOn == number && script.sha1().equals(sha)) {
                 scripts.loaded(script, loadedOn);
               }
+            });
+  }
+
+  /**
+   * The run id of the process behind the current connection ({@link #UNREADABLE} where the
+   * node refuses {@code INFO server}), {@code null} while not known: not answered yet, or the
+   * connection was lost.
+   */
+  String process() {
+    return process;
+  }
+
+  /**
+   * Asks {@code INFO server} on {@code conn}, written right after its script loads, and keeps
+   * the run id while the connection is the same; asks again a moment later when the node did
+   * not answer in time.
+   */
+  private void readProcess(StatefulRedisConnection<String, String> conn) {
+    long readOn = number;
+    conn.async()
+        .info("server")
+        .whenComplete(
+            (text, error) -> {
+              if (readOn != number || closed) {
+                return; // lost meanwhile: the next connection asks for itself
+              }
+              Throwable cause = unwrap(error);
+              if (cause == null) {
+                process = InfoReplies.field(text, "run_id");
+              } else if (cause instanceof io.lettuce.core.RedisCommandExecutionException) {
+                process = UNREADABLE;
+              } else {
+                resources
+                    .eventExecutorGroup()
+                    .schedule(
+                        () -> {
+                          if (readOn == number && !closed) {
+                            readProcess(conn);
+                          }
+                        },
+                        PROCESS_RETRY.toMillis(),
+                        TimeUnit.MILLISECONDS);
+                return;
+              }
+              connected.complete(null);
+              processRead.run();
             });
   }
 

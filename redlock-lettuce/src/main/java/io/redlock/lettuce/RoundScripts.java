@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * <p>Thread-safe: each entry is one atomic long, the connection number of the load, or -1.
  */
 final class RoundScripts {
-  /** The scripts the rounds send, those loaded on each new connection first. */
+  /** The scripts the rounds send, those loaded on each new connection first (each its own). */
   private static final List<Script> SCRIPTS =
       List.of(
           Script.UNLOCK,
@@ -24,7 +24,8 @@ final class RoundScripts {
           Script.EXTEND);
 
   /**
-   * The scripts loaded on each new connection, in the order they are loaded. The extension of
+   * The scripts loaded on new connections, in the order they are loaded: each connection loads
+   * those it sends (see {@link LettuceNodeClient}). The extension of
    * one lease stays with {@code EVAL}: the whole text on every request, never a {@code
    * NOSCRIPT}.
    */

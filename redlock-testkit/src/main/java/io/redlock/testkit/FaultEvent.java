@@ -44,6 +44,8 @@ public record FaultEvent(Instant at, long nanoTime, String proxy, Kind kind, Str
     /** Every connection closed, and new ones refused. */
     DROP,
     /** Some or all faults cleared; the detail says which. */
-    HEAL
+    HEAL,
+    /** New connections go to another server from now on; the detail says which port. */
+    RETARGET
   }
 }

@@ -80,7 +80,7 @@ public final class FaultProxy implements AutoCloseable {
 
   private final String name;
   private final String targetHost;
-  private final int targetPort;
+  private volatile int targetPort;
   private final FaultLog log;
   private final ServerSocket listener;
   private final Set<Link> links = ConcurrentHashMap.newKeySet();
@@ -212,6 +212,22 @@ public final class FaultProxy implements AutoCloseable {
    */
   public FaultLog faultLog() {
     return log;
+  }
+
+  /**
+   * Points the proxy at another port of the same host, as when an address moves to another
+   * server while the old one runs on: connections accepted from now on reach {@code port};
+   * those already open stay with the server they reach.
+   *
+   * @param port the port new connections are forwarded to
+   * @throws IllegalStateException if the proxy is closed
+   */
+  public void retarget(int port) {
+    synchronized (faultLock) {
+      requireOpen();
+      targetPort = port;
+      log.record(name, FaultEvent.Kind.RETARGET, "new connections go to port " + port);
+    }
   }
 
   /**
