@@ -97,17 +97,8 @@ class BatchedExtensionIT {
     return leases;
   }
 
-  /** Calls of {@code command} on server {@code i} so far ({@code INFO commandstats}). */
   private static long calls(int i, String command) {
-    String info = String.valueOf(servers.command(i, "INFO", "commandstats"));
-    String prefix = "cmdstat_" + command + ":calls=";
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith(prefix)) {
-        int end = line.indexOf(',', prefix.length());
-        return Long.parseLong(line.substring(prefix.length(), end));
-      }
-    }
-    return 0;
+    return CommandStats.calls(servers, i, command);
   }
 
   private static long scripts(int i) {

@@ -19,8 +19,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -178,7 +179,6 @@ class ExtensionConnectionIT {
       assertThat(lastCommands()).containsKey(votes);
       assertThat(lost.get()).as("listeners told").isZero();
       assertThat(((LettuceNodeClient) node).backlog().requests()).isZero();
-      assertThat(((LettuceNodeClient) node).extensionBacklog().requests()).isZero();
 
       servers.command(0, "CLIENT", "KILL", "ID", Long.toString(votes));
       Timing.await(
@@ -186,10 +186,18 @@ class ExtensionConnectionIT {
     }
   }
 
+  /**
+   * The answers to one batch, or {@code null} while its connection is not back. Bounded: a
+   * batch written as its connection was killed was never completed by Lettuce 6.8 in one run
+   * (the library's round deadline ends such a vote; this test waits for nothing longer).
+   */
   private static List<Boolean> extendOrNull(NodeClient node, ExtendRequest request) {
     try {
-      return node.extendBatch(List.of(request)).toCompletableFuture().join();
-    } catch (CompletionException notYet) {
+      return node.extendBatch(List.of(request)).toCompletableFuture().get(2, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException notYet) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return null;
     }
   }
@@ -202,33 +210,15 @@ class ExtensionConnectionIT {
    */
   @Test
   void aNodeStoppedUnderHeldLeasesIsSetAsideAndTheLeasesLiveOn() throws Exception {
-    List<LettuceNodeClient> clients = new ArrayList<>();
-    io.redlock.spi.NodeTransport capturing =
-        new io.redlock.spi.NodeTransport() {
-          @Override
-          public boolean supports(java.net.URI uri) {
-            return transport.supports(uri);
-          }
-
-          @Override
-          public NodeClient open(NodeSettings node) {
-            NodeClient client = transport.open(node);
-            clients.add((LettuceNodeClient) client);
-            return client;
-          }
-
-          @Override
-          public void close() {}
-        };
-    try (Redlock redlock =
-        Redlock.create(
-            RedlockConfig.builder().nodes(servers.uris()).ttl(Duration.ofSeconds(2)).build(),
-            capturing)) {
+    CapturingTransport capturing = new CapturingTransport(transport);
+    RedlockConfig config =
+        RedlockConfig.builder().nodes(servers.uris()).ttl(Duration.ofSeconds(2)).build();
+    try (Redlock redlock = Redlock.create(config, capturing)) {
       List<Lease> leases = new ArrayList<>();
       for (int i = 0; i < 2_000; i++) {
         leases.add(redlock.tryAcquire("stalled:" + i).orElseThrow().autoExtend());
       }
-      LettuceNodeClient stopped = clients.get(0);
+      LettuceNodeClient stopped = capturing.clientOf(servers.uri(0), config);
       servers.pause(0);
       Timing.await(
           "the stopped node's connection of extensions set aside",
@@ -325,16 +315,7 @@ class ExtensionConnectionIT {
     }
   }
 
-  /** Calls of {@code command} on server {@code i} so far ({@code INFO commandstats}). */
   private long calls(int i, String command) {
-    String info = String.valueOf(servers.command(i, "INFO", "commandstats"));
-    String prefix = "cmdstat_" + command + ":calls=";
-    for (String line : info.split("\r?\n")) {
-      if (line.startsWith(prefix)) {
-        int end = line.indexOf(',', prefix.length());
-        return Long.parseLong(line.substring(prefix.length(), end));
-      }
-    }
-    return 0;
+    return CommandStats.calls(servers, i, command);
   }
 }

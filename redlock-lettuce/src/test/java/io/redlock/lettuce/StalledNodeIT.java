@@ -11,20 +11,15 @@ import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockEvent;
 import io.redlock.RedlockListener;
-import io.redlock.spi.NodeClient;
-import io.redlock.spi.NodeSettings;
-import io.redlock.spi.NodeTransport;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
 import java.net.InetSocketAddress;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -54,7 +49,7 @@ class StalledNodeIT {
   private LettuceTransport transport;
   private Redlock redlock;
   private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
-  private final List<LettuceNodeClient> clients = new CopyOnWriteArrayList<>();
+  private CapturingTransport capturing;
   private final AtomicLong stalledVotes = new AtomicLong();
 
   /** The stopped node's votes failed without a request: STALLED, or HELD_BACK by the guard. */
@@ -68,23 +63,7 @@ class StalledNodeIT {
     servers = RedisServers.startFresh(5);
     resources = ObservedResources.seeing(channels::add);
     transport = new LettuceTransport(resources);
-    NodeTransport capturing =
-        new NodeTransport() {
-          @Override
-          public boolean supports(URI uri) {
-            return transport.supports(uri);
-          }
-
-          @Override
-          public NodeClient open(NodeSettings node) {
-            NodeClient client = transport.open(node);
-            clients.add((LettuceNodeClient) client);
-            return client;
-          }
-
-          @Override
-          public void close() {}
-        };
+    capturing = new CapturingTransport(transport);
     RedlockListener votes =
         new RedlockListener() {
           @Override
@@ -212,8 +191,7 @@ class StalledNodeIT {
   }
 
   private LettuceNodeClient clientOf(int index) {
-    String name = NodeSettings.of(servers.uri(index), redlock.config()).name();
-    return clients.stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+    return capturing.clientOf(servers.uri(index), redlock.config());
   }
 
   /** The commands Lettuce holds on node {@code index}'s open connections, read on their loops. */
