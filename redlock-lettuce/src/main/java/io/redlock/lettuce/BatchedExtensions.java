@@ -19,6 +19,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 
 /**
  * The batched auto-extension on one node ({@link io.redlock.spi.NodeClient#extendBatch}):
@@ -50,23 +51,28 @@ final class BatchedExtensions {
   private final int maxKeys;
   private final RoundScripts scripts;
   private final LongConsumer scriptLost;
+  private final LongSupplier connectionNumber;
 
   /**
    * @param scripts which scripts the node has loaded, on which connection
    * @param scriptLost told the connection number on which the node answered {@code NOSCRIPT}
    *     to the script: it goes by {@code EVAL} until loaded again
+   * @param connectionNumber the current connection's number: a script answered on another
+   *     connection than the one it was sent for fails (see {@link LettuceNodeClient#MADE_AGAIN})
    */
   BatchedExtensions(
       String name,
       NodeBacklog backlog,
       int maxKeys,
       RoundScripts scripts,
-      LongConsumer scriptLost) {
+      LongConsumer scriptLost,
+      LongSupplier connectionNumber) {
     this.name = name;
     this.backlog = backlog;
     this.maxKeys = maxKeys;
     this.scripts = scripts;
     this.scriptLost = scriptLost;
+    this.connectionNumber = connectionNumber;
   }
 
   /**
@@ -205,6 +211,9 @@ final class BatchedExtensions {
           scriptLost.accept(number);
         }
         completeExceptionally(cause);
+      } else if (connectionNumber.getAsLong() != number) {
+        completeExceptionally(
+            new java.net.ConnectException(name + ": " + LettuceNodeClient.MADE_AGAIN));
       } else if (answer == null || answer.length() != size) {
         completeExceptionally(
             new IllegalStateException(

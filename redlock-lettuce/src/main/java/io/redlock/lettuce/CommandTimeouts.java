@@ -45,9 +45,11 @@ final class CommandTimeouts extends TimeoutOptions.TimeoutSource {
     // The one other sender of SET and Lettuce's own EVALSHA, the ACL check at a node's first
     // probe (LettuceNodeClient.refusedCommands), only logs what it hears: it may wait without
     // a bound. PING is the sentinel sent to a node set aside as silent (NodeBacklog): one at a
-    // time, it waits for the node's answer however long that takes.
+    // time, it waits for the node's answer however long that takes; so does the one INFO a
+    // new connection sends for the run id of its process (NodeConnection.ProcessQuery).
     ProtocolKeyword type = command.getType();
     return type instanceof RoundCommand
+            || type == NodeConnection.ProcessQuery.INFO
             || type == CommandType.SET
             || type == CommandType.EVALSHA
             || type == CommandType.PING

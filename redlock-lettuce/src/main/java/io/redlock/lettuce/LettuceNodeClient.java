@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * Losing the connection of votes tells the {@link #onDisconnect} listeners (the restart
  * guard); losing the other does not, because extensions are sent only while both connections
  * reach the same process (the run id each reads first thing, {@link NodeConnection#process()}):
- * the one the guard's probes judge. The guard's requests are held back while either connection
+ * the one the guard's probes judge; an extension answered on a connection made again after it
+ * was sent fails ({@link #MADE_AGAIN}), since the process that ran it was not read then. The guard's requests are held back while either connection
  * sees the node silent.
  *
  * <p>Per-node order. Every request is written once and the node runs each connection's
@@ -128,7 +129,8 @@ final class LettuceNodeClient implements NodeClient {
             extensions.backlog(),
             LettuceTransport.MAX_BATCH_KEYS,
             this.extensions.scripts(),
-            number -> this.extensions.scriptLost(Script.EXTEND_BATCH, number));
+            number -> this.extensions.scriptLost(Script.EXTEND_BATCH, number),
+            this.extensions::number);
     this.connected =
         this.votes
             .connected()
@@ -653,6 +655,11 @@ final class LettuceNodeClient implements NodeClient {
     return backlog;
   }
 
+  /** The run ids read on the connections of votes and of extensions, for tests. */
+  List<String> processes() {
+    return java.util.Arrays.asList(votes.process(), extensions.process());
+  }
+
   /** The backlog of the node's connection of extensions, for tests. */
   NodeBacklog extensionBacklog() {
     return extensions.backlog();
@@ -752,6 +759,7 @@ final class LettuceNodeClient implements NodeClient {
     if (commands == null) {
       return notConnected();
     }
+    long on = extensions.number(); // read before the check: see extendBatch
     if (!oneProcess()) {
       return notOneProcess();
     }
@@ -760,8 +768,33 @@ final class LettuceNodeClient implements NodeClient {
     if (!waiting.admit(size, false)) {
       return CompletableFuture.failedFuture(new NodeStalledException(waiting.refusal()));
     }
-    return eval(commands, waiting, size, Script.EXTEND, keys, token, Long.toString(ttlMillis));
+    return new CountedVote<Long, Boolean>(
+            waiting,
+            size,
+            result -> {
+              if (extensions.number() != on) {
+                throw new IllegalStateException(MADE_AGAIN);
+              }
+              return isOne(result);
+            },
+            false)
+        .follow(
+            send(
+                commands,
+                null,
+                -1,
+                Script.EXTEND,
+                keys.toArray(String[]::new),
+                token,
+                Long.toString(ttlMillis)));
   }
+
+  /**
+   * Why an extension answered on a connection made again after it was sent does not count: the
+   * process that ran it was not read when it was sent.
+   */
+  static final String MADE_AGAIN =
+      "the connection of extensions was made again while the extension was out";
 
   /**
    * Single-key leases in scripts of up to {@link LettuceTransport#MAX_BATCH_KEYS}, by
@@ -770,14 +803,14 @@ final class LettuceNodeClient implements NodeClient {
    */
   @Override
   public CompletionStage<List<Boolean>> extendBatch(List<io.redlock.spi.ExtendRequest> requests) {
+    // The number is read before the check: a batch answered on a connection made again since
+    // (its process not read when the batch was sent) fails (BatchedExtensions).
+    long on = extensions.number();
     if (extensions.commands() != null && !oneProcess()) {
       return notOneProcess().thenApply(never -> java.util.Collections.<Boolean>emptyList());
     }
     return batches.send(
-        extensions.commands(),
-        extensions.number(),
-        requests,
-        r -> extend(r.keys(), r.token(), r.ttlMillis()));
+        extensions.commands(), on, requests, r -> extend(r.keys(), r.token(), r.ttlMillis()));
   }
 
   @Override

@@ -6,10 +6,14 @@ import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.output.ValueOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.RedlockConfigException;
 import java.net.ConnectException;
 import java.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -49,7 +53,7 @@ final class NodeConnection {
   /** How soon a sentinel that could not be sent is tried again. */
   private static final Duration SENTINEL_RETRY = Duration.ofMillis(200);
 
-  /** How soon the process behind a connection is asked again after no answer. */
+  /** How soon the process behind a connection is asked again after an error reply. */
   private static final Duration PROCESS_RETRY = Duration.ofMillis(500);
 
   /** {@link #process()} of a node that refuses {@code INFO server} (an ACL without it). */
@@ -260,14 +264,35 @@ final class NodeConnection {
   }
 
   /**
+   * {@code INFO} as this class sends it: on the wire Lettuce's own, but a type of its own, so
+   * that {@link CommandTimeouts} leaves it without a Lettuce timeout. It is sent once per
+   * connection and answered when the node answers: a stopped node gets one, not one more every
+   * timeout (a timed-out command stays in Lettuce's stack until answered).
+   */
+  enum ProcessQuery implements ProtocolKeyword {
+    INFO;
+
+    private final byte[] bytes = name().getBytes(StandardCharsets.US_ASCII);
+
+    @Override
+    public byte[] getBytes() {
+      return bytes;
+    }
+  }
+
+  /**
    * Asks {@code INFO server} on {@code conn}, written right after its script loads, and keeps
-   * the run id while the connection is the same; asks again a moment later when the node did
-   * not answer in time.
+   * the run id while the connection is the same. An error reply the node may stop giving
+   * ({@code BUSY}, {@code LOADING}) is asked again a moment later; a refusal ({@code NOPERM},
+   * an unknown command) or a reply without a run id leaves the process {@link #UNREADABLE}.
    */
   private void readProcess(StatefulRedisConnection<String, String> conn) {
     long readOn = number;
     conn.async()
-        .info("server")
+        .dispatch(
+            ProcessQuery.INFO,
+            new ValueOutput<>(ExactUtf8Codec.UTF8),
+            new CommandArgs<>(ExactUtf8Codec.UTF8).add("server"))
         .whenComplete(
             (text, error) -> {
               if (readOn != number || closed) {
@@ -275,10 +300,12 @@ final class NodeConnection {
               }
               Throwable cause = unwrap(error);
               if (cause == null) {
-                process = InfoReplies.field(text, "run_id");
-              } else if (cause instanceof io.lettuce.core.RedisCommandExecutionException) {
+                process = runId(text);
+              } else if (cause instanceof io.lettuce.core.RedisCommandExecutionException
+                  && isRefusal(cause)) {
+                log.debug("node={} refused INFO: its process is not compared", name);
                 process = UNREADABLE;
-              } else {
+              } else if (cause instanceof io.lettuce.core.RedisCommandExecutionException) {
                 resources
                     .eventExecutorGroup()
                     .schedule(
@@ -290,10 +317,26 @@ final class NodeConnection {
                         PROCESS_RETRY.toMillis(),
                         TimeUnit.MILLISECONDS);
                 return;
+              } else {
+                return; // not answered: the connection is lost, and the next one asks again
               }
               connected.complete(null);
               processRead.run();
             });
+  }
+
+  private String runId(String info) {
+    try {
+      return InfoReplies.field(info, "run_id");
+    } catch (RuntimeException e) {
+      log.warn("node={} answered INFO server without a run id: its process is not compared", name);
+      return UNREADABLE;
+    }
+  }
+
+  private static boolean isRefusal(Throwable error) {
+    String text = String.valueOf(error.getMessage()).toUpperCase(Locale.ROOT);
+    return text.startsWith("NOPERM") || text.startsWith("ERR UNKNOWN COMMAND");
   }
 
   /**

@@ -290,10 +290,13 @@ class ExtensionConnectionIT {
 
         address.retarget(servers.port(1));
         servers.command(0, "CLIENT", "KILL", "ID", Long.toString(extensions));
+        LettuceNodeClient client = (LettuceNodeClient) node;
+        String second = runId(1);
         Timing.await(
             "the connection of extensions made again, to the second server, its process read",
             Duration.ofSeconds(10),
-            () -> lastCommands(1).containsValue("info"));
+            () -> second.equals(client.processes().get(1)));
+        assertThat(client.processes().get(0)).isEqualTo(runId(0));
         assertThatThrownBy(
                 () ->
                     node.extendBatch(List.of(extension("ext:e", 60_000)))
@@ -313,6 +316,10 @@ class ExtensionConnectionIT {
         assertThat(servers.command(1, "EXISTS", "ext:f")).isEqualTo(0L);
       }
     }
+  }
+
+  private String runId(int server) {
+    return InfoReplies.field(String.valueOf(servers.command(server, "INFO", "server")), "run_id");
   }
 
   private long calls(int i, String command) {
