@@ -11,6 +11,7 @@ import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.resource.ClientResources;
 import io.redlock.RedlockConfigException;
+import io.redlock.spi.Refusals;
 import java.net.ConnectException;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -283,8 +284,9 @@ final class NodeConnection {
   /**
    * Asks {@code INFO server} on {@code conn}, written right after its script loads, and keeps
    * the run id while the connection is the same. An error reply the node may stop giving
-   * ({@code BUSY}, {@code LOADING}) is asked again a moment later; a refusal ({@code NOPERM},
-   * an unknown command) or a reply without a run id leaves the process {@link #UNREADABLE}.
+   * ({@code BUSY}, {@code LOADING}) is asked again a moment later; a refusal ({@link
+   * Refusals}: an ACL denial, an unknown command) or a reply without a run id leaves the
+   * process {@link #UNREADABLE}.
    */
   private void readProcess(StatefulRedisConnection<String, String> conn) {
     long readOn = number;
@@ -302,7 +304,7 @@ final class NodeConnection {
               if (cause == null) {
                 process = runId(text);
               } else if (cause instanceof io.lettuce.core.RedisCommandExecutionException
-                  && isRefusal(cause)) {
+                  && Refusals.isRefusal(cause)) {
                 log.debug("node={} refused INFO: its process is not compared", name);
                 process = UNREADABLE;
               } else if (cause instanceof io.lettuce.core.RedisCommandExecutionException) {
@@ -332,11 +334,6 @@ final class NodeConnection {
       log.warn("node={} answered INFO server without a run id: its process is not compared", name);
       return UNREADABLE;
     }
-  }
-
-  private static boolean isRefusal(Throwable error) {
-    String text = String.valueOf(error.getMessage()).toUpperCase(Locale.ROOT);
-    return text.startsWith("NOPERM") || text.startsWith("ERR UNKNOWN COMMAND");
   }
 
   /**
