@@ -145,11 +145,11 @@ public interface Lease extends AutoCloseable {
    * lease's token get the new time to live on every node at once (compare-and-{@code
    * PEXPIRE}, which never touches another holder's key); waits as {@link #release()} does.
    * The lease is released for its holder at once: not valid, not extended any more. A node
-   * that does not answer keeps its key until its old ttl runs out, and so does a node that had
-   * not yet run this lease's lock when the shorter expiry reached it (a node of the minority,
-   * on a transport that carries extensions apart from locks, as the Lettuce transport does).
-   * Does nothing to a lease
-   * already released; on a lost lease it asks the nodes all the same.
+   * that has not answered this lease's lock yet (one of the minority) gets the shorter expiry
+   * once it answers, since a transport may carry it apart from the lock (the Lettuce transport
+   * does). A node that does not answer keeps its key until its old ttl runs out, and so may a
+   * node that timed out on the lock and runs it only after the shorter expiry. Does nothing to
+   * a lease already released; on a lost lease it asks the nodes all the same.
    *
    * @param delay how long the keys stand from now: 1 ms to {@link RedlockConfig#maxTtl()},
    *     used in whole milliseconds (no key of a cluster outlives its maximum ttl)

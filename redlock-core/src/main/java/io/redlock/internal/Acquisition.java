@@ -365,7 +365,7 @@ final class Acquisition {
             : AttemptVerdict.outcome(decision.reached(), validUntil, decision.atNanos());
     if (outcome == AttemptVerdict.Outcome.ACQUIRED) {
       HeldLease lease =
-          new HeldLease(engine, resources, keys, token, ttlMillis, validUntil, fencingToken);
+          new HeldLease(engine, resources, keys, token, ttlMillis, validUntil, fencingToken, round);
       engine.track(lease);
       lease.watchIfHeard();
       if (engine.isClosed()) {

@@ -77,6 +77,14 @@ final class HeldLease implements Lease, BatchRound.Member {
 
   private final List<Consumer<? super LeaseLostException>> listeners = new ArrayList<>(0);
 
+  /**
+   * The round that took the keys, until every node answered it or timed out: a shorter expiry
+   * of {@link #releaseAfter} goes to a node only after that node answered this round, since a
+   * transport may carry it on another connection than the lock (see {@link
+   * LockEngine#expireEverywhere}). Then {@code null}: a held lease keeps no round.
+   */
+  private Round lockRound;
+
   HeldLease(
       LockEngine engine,
       List<String> resources,
@@ -84,7 +92,8 @@ final class HeldLease implements Lease, BatchRound.Member {
       String token,
       long ttlMillis,
       long deadline,
-      long fencingToken) {
+      long fencingToken,
+      Round lockRound) {
     this.engine = engine;
     this.fencingToken = fencingToken;
     this.resources = resources;
@@ -93,6 +102,14 @@ final class HeldLease implements Lease, BatchRound.Member {
     this.time = engine.time();
     this.ttlMillis = ttlMillis;
     this.deadline = deadline;
+    if (!lockRound.settled().isDone()) {
+      this.lockRound = lockRound;
+      lockRound.settled().thenRun(this::lockRoundSettled);
+    }
+  }
+
+  private synchronized void lockRoundSettled() {
+    lockRound = null;
   }
 
   @Override
@@ -650,6 +667,7 @@ final class HeldLease implements Lease, BatchRound.Member {
   private CompletableFuture<Void> releaseInternal(boolean majorityEnough, long keepMillis) {
     isValid(); // a lease past its deadline is lost, and its listeners told, before it goes
     CompletableFuture<?> inFlight;
+    Round answering;
     synchronized (this) {
       if (released != null) {
         return majorityEnough ? releasedByMajority : released;
@@ -664,8 +682,10 @@ final class HeldLease implements Lease, BatchRound.Member {
       leaveBatchLocked();
       listeners.clear();
       released = new CompletableFuture<>();
+      answering = keepMillis > 0 ? lockRound : null;
       // A shorter expiry must reach each node after an extension in flight (a batch's may not
-      // be written yet), or that extension would set the full ttl again after it. A delete
+      // be written yet), or that extension would set the full ttl again after it; and after
+      // the lock on a node that has not answered it yet (lockRound, see expireEverywhere). A delete
       // needs no wait: no extension re-creates a key. A batch is waited for until its requests
       // are out (each node answers in order), not until decided: it may wait ten node timeouts.
       if (keepMillis <= 0) {
@@ -686,7 +706,7 @@ final class HeldLease implements Lease, BatchRound.Member {
         () ->
             (keepMillis > 0
                     ? engine.expireEverywhere(
-                        resources, keys, token, keepMillis, releasedByMajority)
+                        resources, keys, token, keepMillis, releasedByMajority, answering)
                     : engine.releaseEverywhere(resources, keys, token, releasedByMajority))
                 .whenComplete((ok, error) -> done.complete(null));
     if (inFlight == null) {

@@ -19,6 +19,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -276,7 +277,7 @@ public final class LockEngine {
   CompletableFuture<Void> releaseEverywhere(
       List<String> resources, List<String> keys, String token) {
     return release(
-        resources, keys, token, EVERY_NODE, null, null, node -> node.unlock(keys, token));
+        resources, keys, token, EVERY_NODE, null, null, (index, node) -> node.unlock(keys, token));
   }
 
   /**
@@ -288,7 +289,13 @@ public final class LockEngine {
   CompletableFuture<Void> releaseEverywhere(
       List<String> resources, List<String> keys, String token, CompletableFuture<Void> majority) {
     return release(
-        resources, keys, token, EVERY_NODE, majority, null, node -> node.unlock(keys, token));
+        resources,
+        keys,
+        token,
+        EVERY_NODE,
+        majority,
+        null,
+        (index, node) -> node.unlock(keys, token));
   }
 
   /**
@@ -312,7 +319,7 @@ public final class LockEngine {
         index -> attempt.vote(index) != Vote.TAKEN,
         null,
         sent,
-        node -> node.unlock(keys, token));
+        (index, node) -> node.unlock(keys, token));
   }
 
   /**
@@ -320,13 +327,21 @@ public final class LockEngine {
    * {@code ttlMillis}, on every node at once (the compare-and-{@code PEXPIRE} of an
    * extension); completes {@code majority} as {@link #releaseEverywhere(List, List, String,
    * CompletableFuture)} does. Never touches another holder's key and never creates one.
+   *
+   * <p>A node that has not answered {@code lockRound} (the round that took the keys, or {@code
+   * null} once every node answered it) gets the expiry once it answers: the expiry goes like an
+   * extension, which a transport may carry on another connection than the lock, with no order
+   * between the two (the Lettuce transport does). Sent before the lock ran there, it would find
+   * no key, and the lock would then set the full ttl. A node whose lock is never answered (its
+   * connection lost) gets the expiry when the transport fails the lock.
    */
   CompletableFuture<Void> expireEverywhere(
       List<String> resources,
       List<String> keys,
       String token,
       long ttlMillis,
-      CompletableFuture<Void> majority) {
+      CompletableFuture<Void> majority,
+      Round lockRound) {
     return release(
         resources,
         keys,
@@ -334,7 +349,42 @@ public final class LockEngine {
         EVERY_NODE,
         majority,
         null,
-        node -> node.extend(keys, token, ttlMillis));
+        (index, node) -> {
+          CompletableFuture<?> lock = lockRound == null ? null : lockRound.unanswered(index);
+          if (lock == null) {
+            return node.extend(keys, token, ttlMillis);
+          }
+          return after(lock, () -> node.extend(keys, token, ttlMillis));
+        });
+  }
+
+  /**
+   * Sends {@code request} once {@code first} completes, however it completes, from the timer
+   * thread: not from the thread that completes {@code first}, which may be an event loop (from
+   * there, a request could overtake those handed to that loop and not yet written).
+   */
+  private CompletableFuture<Boolean> after(
+      CompletableFuture<?> first, Supplier<CompletionStage<Boolean>> request) {
+    CompletableFuture<Boolean> reply = new CompletableFuture<>();
+    first.handle(
+        (ignored, error) ->
+            time.schedule(
+                () -> {
+                  CompletionStage<Boolean> sent;
+                  try {
+                    sent = request.get();
+                  } catch (RuntimeException e) {
+                    reply.completeExceptionally(e);
+                    return;
+                  }
+                  sent.handle( // handle: no CompletionException per failed reply
+                      (ok, failure) ->
+                          failure == null
+                              ? reply.complete(ok)
+                              : reply.completeExceptionally(failure));
+                },
+                0));
+    return reply;
   }
 
   private static final IntPredicate EVERY_NODE = index -> true;
@@ -348,7 +398,7 @@ public final class LockEngine {
       IntPredicate mayHold,
       CompletableFuture<Void> majority,
       CompletableFuture<Void> sent,
-      Function<NodeClient, CompletionStage<Boolean>> request) {
+      Round.Request request) {
     CompletableFuture<Round.Result> settled = new CompletableFuture<>();
     AtomicInteger answered = new AtomicInteger();
     dispatch(
@@ -360,7 +410,7 @@ public final class LockEngine {
                   roundTimeouts,
                   (index, node) -> {
                     CompletionStage<Boolean> reply =
-                        mayHold.test(index) ? request.apply(node) : NOTHING_TO_DELETE;
+                        mayHold.test(index) ? request.send(index, node) : NOTHING_TO_DELETE;
                     if (majority != null) {
                       // handle: no CompletionException per failed reply (see Round.start)
                       reply.handle(

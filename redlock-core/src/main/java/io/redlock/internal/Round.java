@@ -186,6 +186,17 @@ final class Round {
     return decision;
   }
 
+  /**
+   * Node {@code index}'s request while the node has not answered it, whether or not its vote
+   * timed out; {@code null} once it answered. For a request that must reach a node after this
+   * round's, on another connection (see {@link LockEngine#expireEverywhere}). Read after the
+   * decision: every request was stored before it.
+   */
+  CompletableFuture<?> unanswered(int index) {
+    CompletableFuture<?> request = requests[index].toCompletableFuture();
+    return request.isDone() ? null : request;
+  }
+
   /** Node {@code index}'s vote so far: {@link Vote#PENDING} until it answers or times out. */
   public synchronized Vote vote(int index) {
     return votes[index];

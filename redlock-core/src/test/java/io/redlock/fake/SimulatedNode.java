@@ -49,6 +49,7 @@ public final class SimulatedNode implements NodeClient {
   private final Keyspace keyspace = new Keyspace(this::nodeNow);
   private final Queue<Runnable> held = new ArrayDeque<>();
   private long latencyNanos;
+  private long lockLatencyNanos;
   private volatile Runnable onLockRequest = () -> {};
   private boolean crashed;
   private boolean paused;
@@ -180,12 +181,17 @@ public final class SimulatedNode implements NodeClient {
 
   /** Like {@link #submit}, for an operation that answers something other than a vote. */
   private <T> CompletionStage<T> submitValue(Supplier<T> operation) {
+    return submitValue(operation, false);
+  }
+
+  private <T> CompletionStage<T> submitValue(Supplier<T> operation, boolean lock) {
     List<T> answer = new java.util.ArrayList<>(1);
     return submit(
             () -> {
               answer.add(operation.get());
               return true;
-            })
+            },
+            lock)
         .thenApply(ok -> answer.get(0));
   }
 
@@ -208,7 +214,7 @@ public final class SimulatedNode implements NodeClient {
   public CompletionStage<Boolean> lock(List<String> keys, String token, long ttlMillis) {
     locks.incrementAndGet();
     onLockRequest.run();
-    return submit(() -> keyspace.lock(keys, token, ttlMillis));
+    return submit(() -> keyspace.lock(keys, token, ttlMillis), true);
   }
 
   @Override
@@ -216,7 +222,7 @@ public final class SimulatedNode implements NodeClient {
       List<String> keys, List<String> counters, String token, long ttlMillis) {
     locks.incrementAndGet();
     onLockRequest.run();
-    return submitValue(() -> keyspace.lockFenced(keys, counters, token, ttlMillis));
+    return submitValue(() -> keyspace.lockFenced(keys, counters, token, ttlMillis), true);
   }
 
   @Override
@@ -270,6 +276,16 @@ public final class SimulatedNode implements NodeClient {
   /** Every request from now on is executed and answered {@code latency} after it is sent. */
   public synchronized SimulatedNode latency(Duration latency) {
     this.latencyNanos = latency.toNanos();
+    return this;
+  }
+
+  /**
+   * Locks and fenced locks are executed and answered {@code latency} later than the other
+   * requests: as on a transport that carries locks and extensions on two connections, with no
+   * order between them, the locks' the slower.
+   */
+  public synchronized SimulatedNode lockLatency(Duration latency) {
+    this.lockLatencyNanos = latency.toNanos();
     return this;
   }
 
@@ -513,6 +529,11 @@ public final class SimulatedNode implements NodeClient {
   }
 
   private CompletionStage<Boolean> submit(Supplier<Boolean> operation) {
+    return submit(operation, false);
+  }
+
+  /** {@code lock}: a lock or fenced lock, which {@link #lockLatency} delays further. */
+  private CompletionStage<Boolean> submit(Supplier<Boolean> operation, boolean lock) {
     CompletableFuture<Boolean> reply = new CompletableFuture<>();
     Runnable execute =
         () -> {
@@ -543,7 +564,7 @@ public final class SimulatedNode implements NodeClient {
         held.add(execute);
         return reply;
       }
-      delay = latencyNanos;
+      delay = latencyNanos + (lock ? lockLatencyNanos : 0);
     }
     if (delay == 0) {
       execute.run();

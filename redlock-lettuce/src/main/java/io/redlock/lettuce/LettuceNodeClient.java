@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * where the key holds its token (an extension that ran before it changed only the ttl); a
  * release deletes the key, which no extension creates again. An extension that overtakes its
  * own lock on a node that answered the lock late finds no key there: that node's vote for it
- * fails, as it would had the lock been lost.
+ * fails, as it would had the lock been lost. The one extension that must not overtake the lock,
+ * the shorter expiry of {@code Lease.releaseAfter}, is sent to a node only after it answered
+ * the lock (the engine waits for that answer).
  *
  * <p>The scripts of the rounds ({@link RoundScripts#LOADED}: release, lock of several keys,
  * fenced lock, confirmation, a batch of extensions) go by {@code EVALSHA} (by {@code EVAL}, the script's text would
