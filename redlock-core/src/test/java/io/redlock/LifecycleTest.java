@@ -7,6 +7,7 @@ import io.redlock.fake.SimulatedNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -78,6 +79,38 @@ class LifecycleTest {
     c.time.advance(Duration.ofMillis(20));
     assertThat(SimCluster.failure(lease)).isInstanceOf(IllegalStateException.class);
     assertThat(c.holding("r")).isZero();
+  }
+
+  /**
+   * Closing releases the leases one after the other, which takes seconds at 100,000 held: the
+   * leases not released yet are still extended meanwhile, not left to run out and be reported
+   * lost (a WARN line each).
+   */
+  @Test
+  void closeKeepsExtendingTheLeasesItHasNotReleasedYet() {
+    SimCluster c = new SimCluster(3);
+    Lease first = c.redlock.acquireAsync("a", TTL).join().autoExtend();
+    Lease second = c.redlock.acquireAsync("b", TTL).join().autoExtend();
+    AtomicInteger lost = new AtomicInteger();
+    first.onLost(e -> lost.incrementAndGet());
+    second.onLost(e -> lost.incrementAndGet());
+    AtomicBoolean once = new AtomicBoolean();
+    c.node(0)
+        .onUnlockRequest(
+            () -> { // the first release sent takes two ttls of the closing thread
+              if (once.compareAndSet(false, true)) {
+                c.time.advanceInSteps(TTL.multipliedBy(2), Duration.ofMillis(10));
+              }
+            });
+
+    CompletableFuture<Void> closed = c.redlock.closeAsync();
+    c.time.advance(Duration.ofSeconds(1));
+
+    assertThat(closed).isDone();
+    assertThat(lost.get()).isZero();
+    assertThat(first.state()).isEqualTo(Lease.State.RELEASED);
+    assertThat(second.state()).isEqualTo(Lease.State.RELEASED);
+    assertThat(c.holding("a") + c.holding("b")).isZero();
   }
 
   @Test

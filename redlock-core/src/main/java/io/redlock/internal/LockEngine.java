@@ -579,13 +579,16 @@ public final class LockEngine {
     // in the set when it is read here, or sees the flag itself (see acquire and Acquisition).
     closed = true;
     guard.close();
-    batcher.close();
     for (Acquisition acquisition : acquiring) {
       acquisition.abort();
     }
+    // The batcher last: releasing 100,000 leases takes seconds, and the leases not released
+    // yet must be extended meanwhile, or their validity runs out and each is reported lost
+    // (a WARN line, and its listeners told) only because this loop had not reached it.
     for (HeldLease lease : live) {
       lease.releaseInternal();
     }
+    batcher.close();
     return drained();
   }
 

@@ -51,6 +51,7 @@ public final class SimulatedNode implements NodeClient {
   private long latencyNanos;
   private long lockLatencyNanos;
   private volatile Runnable onLockRequest = () -> {};
+  private volatile Runnable onUnlockRequest = () -> {};
   private boolean crashed;
   private boolean paused;
   private boolean closed;
@@ -259,6 +260,7 @@ public final class SimulatedNode implements NodeClient {
   @Override
   public CompletionStage<Boolean> unlock(List<String> keys, String token) {
     unlocks.incrementAndGet();
+    onUnlockRequest.run();
     return submit(() -> keyspace.unlock(keys, token));
   }
 
@@ -472,6 +474,11 @@ public final class SimulatedNode implements NodeClient {
    */
   public void onLockRequest(Runnable action) {
     onLockRequest = action;
+  }
+
+  /** Like {@link #onLockRequest}, for each release (unlock) request. */
+  public void onUnlockRequest(Runnable action) {
+    onUnlockRequest = action;
   }
 
   public int lockRequests() {
