@@ -14,7 +14,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One implementation holding many locks, in a JVM of its own started for one measurement and
@@ -122,7 +124,7 @@ final class HeldClient implements AutoCloseable {
 
   /** Waits until the child holds its locks. */
   Held awaitHeld() throws IOException {
-    String[] v = awaitAnswer("held ").split(" ");
+    String[] v = awaitAnswer("held ", ANSWER_LIMIT).split(" ");
     return new Held(Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]));
   }
 
@@ -130,7 +132,7 @@ final class HeldClient implements AutoCloseable {
   Window measure(Duration window) throws IOException {
     requests.write("window " + window.toNanos() + "\n");
     requests.flush();
-    String[] v = awaitAnswer("done ").split(" ");
+    String[] v = awaitAnswer("done ", window.plus(ANSWER_LIMIT)).split(" ");
     return new Window(Long.parseLong(v[0]), Long.parseLong(v[1]), Long.parseLong(v[2]));
   }
 
@@ -141,21 +143,48 @@ final class HeldClient implements AutoCloseable {
   Beside beside(int count) throws IOException {
     requests.write("beside " + count + "\n");
     requests.flush();
-    String[] v = awaitAnswer("attempts ").split(" ");
+    String[] v = awaitAnswer("attempts ", ANSWER_LIMIT).split(" ");
     return new Beside(Attempts.parse(v, 0), Attempts.parse(v, 5));
   }
 
-  private String awaitAnswer(String prefix) throws IOException {
-    for (String line = answers.readLine(); line != null; line = answers.readLine()) {
-      if (line.startsWith(prefix)) {
-        return line.substring(prefix.length()).trim();
+  /**
+   * How long the child may take to hold its locks or to take those beside them (the slowest
+   * seen, Redisson taking 100,000 locks, took under a minute), and to answer after its window.
+   */
+  static final Duration ANSWER_LIMIT = Duration.ofMinutes(10);
+
+  /**
+   * The child's answer that starts with {@code prefix}; the child is stopped if it gives none
+   * within {@code limit} (a hung child would otherwise hang the whole run).
+   */
+  private String awaitAnswer(String prefix, Duration limit) throws IOException {
+    AtomicBoolean answered = new AtomicBoolean();
+    AtomicBoolean stopped = new AtomicBoolean();
+    CompletableFuture.delayedExecutor(limit.toMillis(), TimeUnit.MILLISECONDS)
+        .execute(
+            () -> {
+              if (!answered.get()) {
+                stopped.set(true);
+                process.destroyForcibly();
+              }
+            });
+    try {
+      for (String line = answers.readLine(); line != null; line = answers.readLine()) {
+        if (line.startsWith(prefix)) {
+          return line.substring(prefix.length()).trim();
+        }
+        if (line.startsWith(NOT_HELD)) {
+          throw new CouldNotHold(line.substring(NOT_HELD.length()).trim());
+        }
+        System.err.println("  [" + name + "] " + line);
       }
-      if (line.startsWith(NOT_HELD)) {
-        throw new CouldNotHold(line.substring(NOT_HELD.length()).trim());
-      }
-      System.err.println("  [" + name + "] " + line);
+    } finally {
+      answered.set(true);
     }
-    throw new IOException(name + "'s JVM ended before answering " + prefix.trim());
+    throw new IOException(
+        stopped.get()
+            ? name + " gave no answer " + prefix.trim() + " within " + limit + ": stopped"
+            : name + "'s JVM ended before answering " + prefix.trim());
   }
 
   /** What the child answers instead of {@code held} when it could not take every lock. */
