@@ -77,6 +77,8 @@ class ScriptArgsTest {
       strings.add("k".repeat(length));
     }
     strings.addAll(List.of("ключ:鍵:🔒", "é".repeat(5), "nul\u0000byte", "lone \uD800 surrogate"));
+    // chars whose low byte is ASCII ('A', 'B'), and ASCII up to a last char that is not
+    strings.addAll(List.of("\u0141\u0142", "orders:4\u0100", "ascii\u007f", "\u0080"));
     String[] mixed = strings.toArray(String[]::new);
     cases.add(new String[][] {mixed, mixed});
     cases.add(new String[][] {new String[] {"only a key"}, new String[0]});
