@@ -328,12 +328,13 @@ public final class LockEngine {
    * extension); completes {@code majority} as {@link #releaseEverywhere(List, List, String,
    * CompletableFuture)} does. Never touches another holder's key and never creates one.
    *
-   * <p>A node that has not answered {@code lockRound} (the round that took the keys, or {@code
-   * null} once every node answered it) gets the expiry once it answers: the expiry goes like an
-   * extension, which a transport may carry on another connection than the lock, with no order
-   * between the two (the Lettuce transport does). Sent before the lock ran there, it would find
-   * no key, and the lock would then set the full ttl. A node whose lock is never answered (its
-   * connection lost) gets the expiry when the transport fails the lock.
+   * <p>A node that has not answered {@code lockRound} (the round that took the keys; {@code
+   * null} once every node answered it or timed out) gets the expiry once it answers, or once
+   * the transport fails the lock: the expiry goes like an extension, which a transport may carry
+   * on another connection than the lock, with no order between the two (the Lettuce transport
+   * does). Sent before the lock ran there, it would find no key, and the lock would then set the
+   * full ttl. Past the node timeout the lease no longer keeps the round, and a node that has
+   * still not answered the lock gets the expiry at once.
    */
   CompletableFuture<Void> expireEverywhere(
       List<String> resources,

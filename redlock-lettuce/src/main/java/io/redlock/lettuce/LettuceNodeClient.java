@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * own lock on a node that answered the lock late finds no key there: that node's vote for it
  * fails, as it would had the lock been lost. The one extension that must not overtake the lock,
  * the shorter expiry of {@code Lease.releaseAfter}, is sent to a node only after it answered
- * the lock (the engine waits for that answer).
+ * the lock (the engine waits for that answer, within the node timeout of the lock's round).
  *
  * <p>The scripts of the rounds ({@link RoundScripts#LOADED}: release, lock of several keys,
  * fenced lock, confirmation, a batch of extensions) go by {@code EVALSHA} (by {@code EVAL}, the script's text would
