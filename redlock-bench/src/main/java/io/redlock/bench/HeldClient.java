@@ -149,7 +149,7 @@ final class HeldClient implements AutoCloseable {
 
   /**
    * How long the child may take to hold its locks or to take those beside them (the slowest
-   * seen, Redisson taking 100,000 locks, took under a minute), and to answer after its window.
+   * seen, Redisson taking 100,000 locks, took about a minute), and to answer after its window.
    */
   static final Duration ANSWER_LIMIT = Duration.ofMinutes(10);
 
@@ -183,7 +183,12 @@ final class HeldClient implements AutoCloseable {
     }
     throw new IOException(
         stopped.get()
-            ? name + " gave no answer " + prefix.trim() + " within " + limit + ": stopped"
+            ? name
+                + " gave no answer "
+                + prefix.trim()
+                + " within "
+                + limit.toMinutes()
+                + " min: stopped"
             : name + "'s JVM ended before answering " + prefix.trim());
   }
 
