@@ -84,7 +84,8 @@ final class HeldClient implements AutoCloseable {
   private final BufferedReader answers;
   private final Writer requests;
 
-  private HeldClient(String name, Process process) {
+  /** A client over a child already started (for a test of the harness's side). */
+  HeldClient(String name, Process process) {
     this.name = name;
     this.process = process;
     this.answers =
@@ -157,7 +158,7 @@ final class HeldClient implements AutoCloseable {
    * The child's answer that starts with {@code prefix}; the child is stopped if it gives none
    * within {@code limit} (a hung child would otherwise hang the whole run).
    */
-  private String awaitAnswer(String prefix, Duration limit) throws IOException {
+  String awaitAnswer(String prefix, Duration limit) throws IOException {
     AtomicBoolean answered = new AtomicBoolean();
     AtomicBoolean stopped = new AtomicBoolean();
     CompletableFuture.delayedExecutor(limit.toMillis(), TimeUnit.MILLISECONDS)
@@ -187,8 +188,8 @@ final class HeldClient implements AutoCloseable {
                 + " gave no answer "
                 + prefix.trim()
                 + " within "
-                + limit.toMinutes()
-                + " min: stopped"
+                + limit.toSeconds()
+                + " s: stopped"
             : name + "'s JVM ended before answering " + prefix.trim());
   }
 
