@@ -88,6 +88,11 @@ final class Fanout implements AutoCloseable {
     return nodes.size();
   }
 
+  /** The commands of node {@code index} (from 0). */
+  RedisAsyncCommands<String, String> node(int index) {
+    return nodes.get(index);
+  }
+
   /** Loads {@code script} on every node; its SHA-1 in hexadecimal, as {@code EVALSHA} takes it. */
   byte[] load(String script) {
     String sha = null;

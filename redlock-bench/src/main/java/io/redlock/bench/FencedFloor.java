@@ -181,7 +181,7 @@ final class FencedFloor {
   }
 
   /** The source of the script in the static field {@code field} of redlock-lettuce's Script. */
-  private static String source(String field) throws ReflectiveOperationException {
+  static String source(String field) throws ReflectiveOperationException {
     Class<?> scripts = Class.forName("io.redlock.lettuce.Script");
     Field script = scripts.getDeclaredField(field);
     script.setAccessible(true);

@@ -137,7 +137,7 @@ public final class HeldHarness {
           Usage: HeldHarness [options]
             --held 1000,10000,100000   locks held at once, one measurement each
             --impls redlock,redisson-redlock-watchdog,redisson-redlock-same-rate,
-                  redisson-rlock-watchdog
+                  redisson-rlock-watchdog,lettuce-batch-floor
             --window 30s          measured window, once every lock is held and settled
             --settle 12s          wait after the last acquisition, before the heap is read
                                   (longer than Redisson's renewal period of 10 s)

@@ -92,8 +92,15 @@ interface HeldLocks extends AutoCloseable {
    */
   String REDISSON_REDLOCK_SAME_RATE = "redisson-redlock-same-rate";
 
+  /**
+   * The floor of held leases with this library's batched extensions ({@link HeldFloor}): its
+   * extension scripts sent by raw Lettuce, nothing else.
+   */
+  String FLOOR = HeldFloor.NAME;
+
   /** All of them, in report order. */
-  List<String> ALL = List.of(REDLOCK, REDISSON_REDLOCK, REDISSON_REDLOCK_SAME_RATE, REDISSON_RLOCK);
+  List<String> ALL =
+      List.of(REDLOCK, REDISSON_REDLOCK, REDISSON_REDLOCK_SAME_RATE, REDISSON_RLOCK, FLOOR);
 
   /**
    * The implementation named {@code name} over {@code uris}; {@code ttl} is this library's
@@ -109,6 +116,7 @@ interface HeldLocks extends AutoCloseable {
       case REDISSON_REDLOCK -> new RedissonWatchdog(name, uris, true, null, ttl);
       case REDISSON_REDLOCK_SAME_RATE ->
           new RedissonWatchdog(name, uris, true, ttl.multipliedBy(3).dividedBy(2), ttl);
+      case FLOOR -> new HeldFloor(uris, ttl);
       default -> throw new IllegalArgumentException("no held-lease implementation named " + name);
     };
   }

@@ -112,12 +112,16 @@ final class HeldReport {
                 + " 1.5 times this library's ttl, so that it renews each lock as often as this"
                 + " library extends each lease: the comparison lease for lease."
                 + " `redisson-rlock-watchdog`: Redisson's `RLock.lock()` on one node, the"
-                + " same way as the first.\n\n",
+                + " same way as the first. `lettuce-batch-floor`: the floor, this library's"
+                + " extension script sent by raw Lettuce to every node for chunks of %,d keys"
+                + " in the order taken, each chunk every half ttl, nothing else (no lease"
+                + " judged, no node timeout, restart guard, listener or log).\n\n",
             HeldLocks.IN_FLIGHT,
             o.settle.toSeconds(),
             o.window.toSeconds(),
             o.clientHeap,
-            fmtDuration(o.ttl)));
+            fmtDuration(o.ttl),
+            HeldFloor.CHUNK));
     md.append(
         "Client CPU is the client JVM's process CPU time per second of the window (its GC and"
             + " JIT threads included). Server CPU is the CPU time per second of the"
@@ -132,7 +136,7 @@ final class HeldReport {
             + " `Lease` or `RLock` the application keeps included. Expired keys are keys of"
             + " the run that expired on any of its nodes from the first acquisition to the"
             + " end of the window: an extension that came too late there. Lost is what the"
-            + " client found lost at the end (`Lease.isValid()`; Redisson cannot tell, –).\n\n");
+            + " client found lost at the end (`Lease.isValid()`; Redisson and the floor cannot tell, –).\n\n");
 
     md.append(
         "| Held | Implementation | Nodes | Client CPU ms/s | Server CPU ms/s | Scripts/s per"
@@ -271,6 +275,7 @@ final class HeldReport {
             fellShort,
             fellShort == 0 ? "met" : "**not met**"));
     floors(md);
+    floorReading(md);
     md.append(
         "![client CPU, server CPU and scripts per node against held leases](performance-held.svg)\n");
     md.append(MarkedSection.HELD.end()).append('\n');
@@ -336,6 +341,60 @@ final class HeldReport {
     }
     return median(
         mine, r -> r.beside().holding().p99Nanos() / (double) r.beside().peer().p99Nanos());
+  }
+
+  /**
+   * Each target against the floor of the same run ({@link HeldFloor}): the floor's ratio to the
+   * same peer, and ours to the floor. A bound the floor misses too is a cost of extending this
+   * often with these scripts on these nodes; one the floor meets and ours misses is the
+   * library's own. The heap target is left out: the floor keeps no lease for an application.
+   */
+  private void floorReading(StringBuilder md) {
+    String floor = HeldLocks.FLOOR;
+    if (runs.stream().noneMatch(r -> r.impl().equals(floor))) {
+      return;
+    }
+    md.append(
+        "The targets against the floor of the same run (`"
+            + floor
+            + "`: this library's extension scripts, chunks of "
+            + HeldFloor.CHUNK
+            + " keys every half ttl, sent by raw Lettuce; nothing else), the ratios computed"
+            + " within each round, medians of the rounds:\n\n");
+    md.append(
+        "| Target | Bound | Floor / peer | redlock / floor | Reading |\n"
+            + "| --- | --- | ---: | ---: | --- |\n");
+    for (Target t : targets()) {
+      if (t.metric() == HEAP) {
+        continue;
+      }
+      double ours = ratio(t.held(), t.metric(), t.peer());
+      double floorRatio = ratio(floor, t.held(), t.metric(), t.peer());
+      double oursToFloor = ratio(HeldLocks.REDLOCK, t.held(), t.metric(), floor);
+      String reading;
+      if (Double.isNaN(ours) || Double.isNaN(floorRatio)) {
+        reading = "not measured";
+      } else if (ours <= t.bound()) {
+        reading = "met";
+      } else if (floorRatio > t.bound()) {
+        reading = "the floor misses the bound too";
+      } else {
+        reading = "**the floor meets the bound: the library's own cost**";
+      }
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s at %,d held, / %s | %s %s | %s | %s | %s |\n",
+              t.metric().label(),
+              t.held(),
+              t.peer(),
+              t.op(),
+              Chart.fmt(t.bound()),
+              fmtRatio(floorRatio),
+              fmtRatio(oursToFloor),
+              reading));
+    }
+    md.append('\n');
   }
 
   /**
@@ -419,10 +478,15 @@ final class HeldReport {
 
   /** Ours / {@code peer} for {@code m} at {@code held}, per round, then the median. */
   private double ratio(int held, Metric m, String peer) {
+    return ratio(HeldLocks.REDLOCK, held, m, peer);
+  }
+
+  /** {@code impl} / {@code peer} for {@code m} at {@code held}, per round, then the median. */
+  private double ratio(String impl, int held, Metric m, String peer) {
     List<Double> perRound = new ArrayList<>();
     for (int r = 0; r < o.rounds; r++) {
       int round = r;
-      double ours = value(HeldLocks.REDLOCK, held, round, m);
+      double ours = value(impl, held, round, m);
       double theirs = value(peer, held, round, m);
       // A client that made no extension has no cost per extension: no ratio that round.
       if (Double.isFinite(ours) && Double.isFinite(theirs) && theirs != 0) {

@@ -70,6 +70,34 @@ class HeldReportTest {
         .contains("holding client / peer | ≤ 1.50 | – | not measured |");
   }
 
+  @Test
+  void eachTargetIsReadAgainstTheFloorOfTheSameRun() {
+    HeldHarness.Options options =
+        HeldHarness.Options.parse(
+            new String[] {
+              "--held", "100000", "--impls", "redlock,redisson-redlock-watchdog,lettuce-batch-floor"
+            });
+    List<HeldHarness.Run> runs =
+        List.of(
+            run(HeldLocks.REDLOCK, 100_000, 0, 320, 940, 106_000),
+            run(HeldLocks.REDISSON_REDLOCK, 100_000, 0, 220, 259, 20_000),
+            run(HeldLocks.FLOOR, 100_000, 0, 150, 900, 100_000));
+    String section =
+        new HeldReport(options, runs, List.of(), "0.5", Instant.EPOCH, 1.0, "6.2.11").section();
+
+    assertThat(section)
+        .contains(
+            "| client CPU per second at 100,000 held, / redisson-redlock-watchdog | ≤ 1.00 |"
+                + " 0.682× | 2.13× | **the floor meets the bound: the library's own cost** |")
+        .contains(
+            "| server CPU per second at 100,000 held, / redisson-redlock-watchdog | ≤ 1.00 |"
+                + " 3.47× | 1.04× | the floor misses the bound too |")
+        .contains(
+            "| client CPU per lease extension at 100,000 held, / redisson-redlock-watchdog |"
+                + " ≤ 0.20 | 0.136× | 2.01× | **the floor meets the bound")
+        .doesNotContain("heap per held lock at 100,000 held, / ");
+  }
+
   /** {@code run} with 2,000 attempts each side, p50 0.3 ms, the longest twice the p99. */
   private static HeldHarness.Run withBeside(
       HeldHarness.Run run, double holdingP99, double peerP99) {
