@@ -294,6 +294,32 @@ class ExtensionBatchTest {
   }
 
   @Test
+  void aCallersExtensionWhileItsLeaseIsInABatchGoesOnlyOnceTheBatchDecided() {
+    SimCluster c = cluster(3);
+    Lease lease = holdAutoExtended(c, "r", 1).get(0);
+    for (SimulatedNode node : c.nodes) {
+      node.latency(Duration.ofMillis(10)); // each request answered 10 ms after it is sent
+    }
+    while (c.node(0).batchRequests() == 0) { // up to the batch
+      c.time.advance(Duration.ofMillis(1));
+    }
+
+    CompletableFuture<Boolean> callers = lease.extendAsync(TTL.multipliedBy(2));
+    for (SimulatedNode node : c.nodes) {
+      assertThat(node.extendRequests()).as("the batch's only, the caller's waits").isEqualTo(1);
+    }
+    c.time.advance(Duration.ofMillis(10)); // the batch is answered and decided
+    assertThat(callers).isNotDone();
+    for (SimulatedNode node : c.nodes) {
+      assertThat(node.extendRequests()).as("then the caller's, on its own").isEqualTo(2);
+      assertThat(node.batchRequests()).isEqualTo(1);
+    }
+    c.time.advance(Duration.ofMillis(10));
+    assertThat(callers).isCompletedWithValue(true);
+    assertThat(lease.remaining()).isGreaterThan(TTL);
+  }
+
+  @Test
   void aReleaseAfterADelaySendsItsShorterExpiryOnlyOnceTheBatchInFlightIsOutToEveryNode() {
     FakeTime time = new FakeTime();
     List<SimulatedNode> nodes = new ArrayList<>();

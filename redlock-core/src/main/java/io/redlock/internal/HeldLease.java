@@ -61,17 +61,33 @@ final class HeldLease implements Lease, BatchRound.Member {
    */
   private long batchSlot = ExtensionBatcher.NO_SLOT;
 
-  /** The auto-extension a batch claimed and has not decided yet: {@code lastExtension} then. */
-  private CompletableFuture<Boolean> batched;
+  /**
+   * Whether a batch claimed this lease's auto-extension and has not decided it yet. A batch
+   * claims a held lease about once per half ttl, so what a claim records is kept in fields of
+   * primitive types: a future per claim, stored in a lease that lives long, would cost the
+   * garbage collector's write barrier a card to refine per lease and extension (G1's
+   * refinement threads took 44 of 300 ms of a client's CPU a second holding 100,000 leases).
+   * The futures below are made only when someone waits for the batch.
+   */
+  private boolean batchPending;
 
-  /** When the claimed batch started, and the ttl it extends by: set with {@code batched}. */
+  /** When the claimed batch started, and the ttl it extends by: set with {@code batchPending}. */
   private long batchedStart;
 
   private long batchedTtl;
 
   /**
-   * Completed once the claimed batch's requests were handed to every node's transport (or the
-   * batch was given up): what a shorter expiry of {@link #releaseAfter} must come after.
+   * The claimed batch's decision, made only for a caller's extension that must come after it
+   * ({@link #extendInternal}); completed when the batch decides, or is given up.
+   */
+  private CompletableFuture<Boolean> batched;
+
+  /** Whether the claimed batch's requests were handed to every node's transport (or given up). */
+  private boolean batchWritten;
+
+  /**
+   * Completed once the claimed batch's requests are out ({@code batchWritten}): what a shorter
+   * expiry of {@link #releaseAfter} must come after. Made only for that release.
    */
   private CompletableFuture<Void> batchOut;
 
@@ -200,7 +216,7 @@ final class HeldLease implements Lease, BatchRound.Member {
     CompletableFuture<Boolean> previous;
     CompletableFuture<Boolean> next = new CompletableFuture<>();
     synchronized (this) {
-      previous = lastExtension;
+      previous = batchPending ? batchedLocked() : lastExtension;
       lastExtension = next;
     }
     Runnable go =
@@ -249,6 +265,22 @@ final class HeldLease implements Lease, BatchRound.Member {
     return decided;
   }
 
+  /** The claimed batch's decision, made on first use (see {@code batchPending}). */
+  private CompletableFuture<Boolean> batchedLocked() {
+    if (batched == null) {
+      batched = new CompletableFuture<>();
+    }
+    return batched;
+  }
+
+  /** When the claimed batch's requests are out, made on first use (see {@code batchPending}). */
+  private CompletableFuture<Void> batchOutLocked() {
+    if (batchOut == null) {
+      batchOut = new CompletableFuture<>();
+    }
+    return batchOut;
+  }
+
   /** The keys and token of this lease, for a batch of extensions. */
   io.redlock.spi.ExtendRequest extendRequest(long ttlMillis) {
     return new io.redlock.spi.ExtendRequest(keys, token, ttlMillis);
@@ -282,9 +314,8 @@ final class HeldLease implements Lease, BatchRound.Member {
         if (lastExtension != null && !lastExtension.isDone()) {
           alone = true;
         } else {
-          batched = new CompletableFuture<>();
-          batchOut = new CompletableFuture<>();
-          lastExtension = batched;
+          batchPending = true;
+          batchWritten = false;
           batchedStart = start;
           batchedTtl = ttl;
         }
@@ -311,13 +342,14 @@ final class HeldLease implements Lease, BatchRound.Member {
     long start;
     long ttl;
     synchronized (this) {
+      if (!batchPending) {
+        return; // abandoned: its batch was not sent
+      }
+      batchPending = false;
       next = batched;
       start = batchedStart;
       ttl = batchedTtl;
       batched = null;
-    }
-    if (next == null) {
-      return; // abandoned: its batch was not sent
     }
     Boolean extended = null;
     Throwable error = null;
@@ -329,7 +361,9 @@ final class HeldLease implements Lease, BatchRound.Member {
     if (engine.events().on()) {
       engine.events().extended(this, extended, error, time.nanoTime() - start);
     }
-    if (error != null) {
+    if (next == null) {
+      // nobody waits for it
+    } else if (error != null) {
       next.completeExceptionally(error);
     } else {
       next.complete(extended);
@@ -342,21 +376,26 @@ final class HeldLease implements Lease, BatchRound.Member {
    * as one sent alone would, and is tried again while the deadline holds.
    */
   void abandoned(Throwable error) {
+    boolean pending;
     CompletableFuture<Boolean> next;
     long start;
     synchronized (this) {
-      next = batched;
+      pending = batchPending;
+      batchPending = false;
+      next = batched; // null unless pending
       start = batchedStart;
       batched = null;
     }
     batchSent();
-    if (next == null) {
+    if (!pending) {
       return; // claimed, but not for the batch (or decided already)
     }
     if (engine.events().on()) {
       engine.events().extended(this, null, error, time.nanoTime() - start);
     }
-    next.completeExceptionally(error);
+    if (next != null) {
+      next.completeExceptionally(error);
+    }
     afterAutoExtension(null, error);
   }
 
@@ -364,6 +403,7 @@ final class HeldLease implements Lease, BatchRound.Member {
   void batchSent() {
     CompletableFuture<Void> out;
     synchronized (this) {
+      batchWritten = true;
       out = batchOut;
       batchOut = null;
     }
@@ -693,8 +733,8 @@ final class HeldLease implements Lease, BatchRound.Member {
       // are out (each node answers in order), not until decided: it may wait ten node timeouts.
       if (keepMillis <= 0) {
         inFlight = null;
-      } else if (batched != null) {
-        inFlight = batchOut == null ? null : batchOut;
+      } else if (batchPending) {
+        inFlight = batchWritten ? null : batchOutLocked();
       } else {
         inFlight = lastExtension != null && !lastExtension.isDone() ? lastExtension : null;
       }
