@@ -66,7 +66,8 @@ final class HeldLease implements Lease, BatchRound.Member {
    * claims a held lease about once per half ttl, so what a claim records is kept in fields of
    * primitive types: a future per claim, stored in a lease that lives long, would cost the
    * garbage collector's write barrier a card to refine per lease and extension (G1's
-   * refinement threads took 44 of 300 ms of a client's CPU a second holding 100,000 leases).
+   * refinement threads took 44 of 300 ms of a client's CPU a second holding 100,000 leases,
+   * in one scratch measurement; 0.7 of 193 without the futures).
    * The futures below are made only when someone waits for the batch.
    */
   private boolean batchPending;
@@ -361,12 +362,12 @@ final class HeldLease implements Lease, BatchRound.Member {
     if (engine.events().on()) {
       engine.events().extended(this, extended, error, time.nanoTime() - start);
     }
-    if (next == null) {
-      // nobody waits for it
-    } else if (error != null) {
-      next.completeExceptionally(error);
-    } else {
-      next.complete(extended);
+    if (next != null) { // a caller's extension waits for it
+      if (error != null) {
+        next.completeExceptionally(error);
+      } else {
+        next.complete(extended);
+      }
     }
     afterAutoExtension(extended, error);
   }
