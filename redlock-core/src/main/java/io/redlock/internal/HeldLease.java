@@ -95,10 +95,10 @@ final class HeldLease implements Lease, BatchRound.Member {
   private final List<Consumer<? super LeaseLostException>> listeners = new ArrayList<>(0);
 
   /**
-   * The round that took the keys, until every node answered it or timed out: a shorter expiry
-   * of {@link #releaseAfter} goes to a node only after that node answered this round, since a
-   * transport may carry it on another connection than the lock (see {@link
-   * LockEngine#expireEverywhere}). Then {@code null}: a held lease keeps no round. The price
+   * The round that took the keys, until every node answered it or timed out: an extension and
+   * the shorter expiry of {@link #releaseAfter} go to a node only after that node answered this
+   * round, since a transport may carry them on another connection than the lock (see {@link
+   * LockEngine#afterLock}). Then {@code null}: a held lease keeps no round. The price
    * is one callback on the round's {@code settled} future per lease granted before its last
    * node answered (three small objects, short-lived); keeping the round instead would keep its
    * requests, with their arguments, for as long as a lease without auto-extension is held.
@@ -242,6 +242,7 @@ final class HeldLease implements Lease, BatchRound.Member {
   private CompletableFuture<Boolean> extendNow(long newTtlMillis) {
     long start = time.nanoTime();
     long previousDeadline;
+    Round answering;
     synchronized (this) {
       if (state == State.RELEASED) {
         return CompletableFuture.failedFuture(releasedError());
@@ -250,12 +251,17 @@ final class HeldLease implements Lease, BatchRound.Member {
         return CompletableFuture.failedFuture(new LeaseLostException(lostCause));
       }
       previousDeadline = deadline;
+      answering = lockRound;
     }
     if (!Validity.isValidAt(previousDeadline, start)) {
       expireIfDue();
       return CompletableFuture.failedFuture(lostError());
     }
-    Round round = engine.countedRound(node -> node.extend(keys, token, newTtlMillis));
+    // An extension right after the lock must not overtake it on a node that has not run it.
+    Round round =
+        engine.countedRound(
+            (index, node) ->
+                engine.afterLock(answering, index, () -> node.extend(keys, token, newTtlMillis)));
     engine.events().votes(RedlockEvent.Operation.EXTEND, round);
     CompletableFuture<Boolean> decided =
         round.decision().thenApply(result -> extended(result, start, newTtlMillis));

@@ -350,13 +350,23 @@ public final class LockEngine {
         EVERY_NODE,
         majority,
         null,
-        (index, node) -> {
-          CompletableFuture<?> lock = lockRound == null ? null : lockRound.unanswered(index);
-          if (lock == null) {
-            return node.extend(keys, token, ttlMillis);
-          }
-          return after(lock, () -> node.extend(keys, token, ttlMillis));
-        });
+        (index, node) -> afterLock(lockRound, index, () -> node.extend(keys, token, ttlMillis)));
+  }
+
+  /**
+   * Sends {@code request} to node {@code index} at once, or, when that node has not answered
+   * {@code lockRound} (the round that took the keys; {@code null} once it settled), once it
+   * answers or its transport fails the request: a transport may carry the lock and the request
+   * on two connections, and a request that overtook the lock would find no key there (an
+   * extension, then the lock's ttl: the key outlives nothing, it expires early on that node;
+   * a shorter expiry, then the lock's ttl: it outlives the expiry). Only within the lock
+   * round's node timeout: a lock request cut off by it was cancelled, and one already written
+   * may still run later.
+   */
+  CompletionStage<Boolean> afterLock(
+      Round lockRound, int index, Supplier<CompletionStage<Boolean>> request) {
+    CompletableFuture<?> lock = lockRound == null ? null : lockRound.unanswered(index);
+    return lock == null ? request.get() : after(lock, request);
   }
 
   /**
