@@ -357,9 +357,9 @@ public final class LockEngine {
    * Sends {@code request} to node {@code index} at once, or, when that node has not answered
    * {@code lockRound} (the round that took the keys; {@code null} once it settled), once it
    * answers or its transport fails the request: a transport may carry the lock and the request
-   * on two connections, and a request that overtook the lock would find no key there (an
-   * extension, then the lock's ttl: the key outlives nothing, it expires early on that node;
-   * a shorter expiry, then the lock's ttl: it outlives the expiry). Only within the lock
+   * on two connections, and a request that overtook the lock would find no key there, then
+   * the lock would set its own ttl (after an extension, the key expires early on that node;
+   * after a shorter expiry, it outlives the expiry). Only within the lock
    * round's node timeout: a lock request cut off by it was cancelled, and one already written
    * may still run later.
    */
