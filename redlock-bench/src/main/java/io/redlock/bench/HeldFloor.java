@@ -4,6 +4,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.CommandType;
+import io.redlock.spi.ExtendRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,8 @@ import java.util.function.IntFunction;
  *
  * <p>Nothing else: the answers are not read beyond their arrival, so no lease is judged on its
  * majority or validity, no node timeout or restart guard runs, no listener, metric or log is
- * told, and the keys, tokens and script arguments of a chunk are made once, not per extension.
+ * told, and the keys, tokens and requests of a chunk are made once, not per extension (each
+ * time a chunk goes, it is encoded once for every node, as the transport encodes a batch).
  * A chunk is sent on the floor's one timer thread, as the library sends its batches. The keys
  * are taken with {@code SET NX PX} on every node; which keys the floor lost it cannot tell
  * ({@link #lost} answers -1): the servers' expired keys say it.
@@ -45,7 +47,6 @@ final class HeldFloor implements HeldLocks {
   private final Fanout fanout;
   private final byte[] extendSha;
   private final byte[] unlockSha;
-  private final String ttlMillis;
   private final ScheduledExecutorService timer;
   private final AtomicLong sequence = new AtomicLong(ThreadLocalRandom.current().nextLong());
   private final List<ScheduledFuture<?>> schedules = new ArrayList<>();
@@ -55,7 +56,6 @@ final class HeldFloor implements HeldLocks {
   HeldFloor(List<String> uris, Duration ttl) {
     this.uris = uris;
     this.ttl = ttl;
-    this.ttlMillis = Long.toString(ttl.toMillis());
     this.fanout = new Fanout(uris);
     try {
       this.extendSha = fanout.load(FencedFloor.source("EXTEND_BATCH"));
@@ -125,24 +125,23 @@ final class HeldFloor implements HeldLocks {
   private void extendEvery(String[] keys, String[] tokens, int c, long firstAsked) {
     int from = c * CHUNK;
     int to = Math.min(keys.length, from + CHUNK);
-    String[] chunkKeys = new String[to - from];
-    String[] args = new String[to - from + 1];
-    args[0] = ttlMillis;
+    List<ExtendRequest> requests = new ArrayList<>(to - from);
     for (int i = from; i < to; i++) {
-      chunkKeys[i - from] = keys[i];
-      args[i - from + 1] = tokens[i];
+      requests.add(new ExtendRequest(List.of(keys[i]), tokens[i], ttl.toMillis()));
     }
     long period = ttl.toNanos() / 2;
     long delay = Math.max(0, firstAsked + period - System.nanoTime());
     Runnable send =
         () -> {
+          // Encoded once for every node, as the transport encodes a batch.
+          Object body = TransportEncoding.batchBody(requests);
           for (int n = 0; n < fanout.size(); n++) {
             fanout
                 .node(n)
                 .dispatch(
                     CommandType.EVALSHA,
                     new ValueOutput<>(TransportEncoding.CODEC),
-                    TransportEncoding.scriptArgs(extendSha, chunkKeys, args));
+                    TransportEncoding.withScript(body, extendSha));
           }
         };
     synchronized (schedules) {

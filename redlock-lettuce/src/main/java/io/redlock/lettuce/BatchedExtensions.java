@@ -4,6 +4,7 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.output.ValueOutput;
+import io.lettuce.core.protocol.CommandArgs;
 import io.redlock.spi.ExtendRequest;
 import io.redlock.spi.NodeStalledException;
 import java.net.ConnectException;
@@ -25,7 +26,8 @@ import java.util.function.LongSupplier;
  * The batched auto-extension on one node ({@link io.redlock.spi.NodeClient#extendBatch}):
  * single-key leases with the same ttl go as one {@link Script#EXTEND_BATCH} script of at most
  * {@link LettuceTransport#MAX_BATCH_KEYS} keys, each key checked against its own lease's
- * token; a lease on several keys goes as an extension of its own.
+ * token; a lease on several keys goes as an extension of its own. A batch that is one script
+ * is encoded once for all the transport's nodes ({@link BatchBody.Last}).
  *
  * <p>By {@code EVALSHA} once the node has answered the script's {@code SCRIPT LOAD} on the
  * current connection ({@link RoundScripts}), by {@code EVAL} before that (and for good where an
@@ -52,6 +54,7 @@ final class BatchedExtensions {
   private final RoundScripts scripts;
   private final LongConsumer scriptLost;
   private final LongSupplier connectionNumber;
+  private final BatchBody.Last encoded;
 
   /**
    * @param scripts which scripts the node has loaded, on which connection
@@ -59,6 +62,8 @@ final class BatchedExtensions {
    *     to the script: it goes by {@code EVAL} until loaded again
    * @param connectionNumber the current connection's number: a script answered on another
    *     connection than the one it was sent for fails (see {@link LettuceNodeClient#MADE_AGAIN})
+   * @param encoded the last batch encoded by any node of the transport: a batch goes to every
+   *     node, encoded once
    */
   BatchedExtensions(
       String name,
@@ -66,13 +71,15 @@ final class BatchedExtensions {
       int maxKeys,
       RoundScripts scripts,
       LongConsumer scriptLost,
-      LongSupplier connectionNumber) {
+      LongSupplier connectionNumber,
+      BatchBody.Last encoded) {
     this.name = name;
     this.backlog = backlog;
     this.maxKeys = maxKeys;
     this.scripts = scripts;
     this.scriptLost = scriptLost;
     this.connectionNumber = connectionNumber;
+    this.encoded = encoded;
   }
 
   /**
@@ -105,16 +112,15 @@ final class BatchedExtensions {
     boolean bySha = scripts.isLoaded(Script.EXTEND_BATCH, number);
     if (several.isEmpty() && byTtl.size() == 1 && requests.size() <= maxKeys) {
       // The common case: one script for the whole batch, its answer as it comes.
-      return sendScript(commands, number, bySha, requests.get(0).ttlMillis(), null, requests);
+      return sendScript(commands, number, bySha, encoded.of(requests));
     }
     List<int[]> partIndexes = new ArrayList<>();
     List<CompletableFuture<List<Boolean>>> parts = new ArrayList<>();
-    for (Map.Entry<Long, List<Integer>> group : byTtl.entrySet()) {
-      List<Integer> indexes = group.getValue();
+    for (List<Integer> indexes : byTtl.values()) {
       for (int from = 0; from < indexes.size(); from += maxKeys) {
         List<Integer> part = indexes.subList(from, Math.min(indexes.size(), from + maxKeys));
         partIndexes.add(part.stream().mapToInt(Integer::intValue).toArray());
-        parts.add(sendScript(commands, number, bySha, group.getKey(), part, requests));
+        parts.add(sendScript(commands, number, bySha, BatchBody.encode(requests, part)));
       }
     }
     for (int index : several) {
@@ -124,36 +130,19 @@ final class BatchedExtensions {
     return new Combined(requests.size(), partIndexes, parts);
   }
 
-  /** One script of {@code indexes} of {@code requests} (all of them when {@code null}). */
+  /** One script of {@code body}. */
   private CompletableFuture<List<Boolean>> sendScript(
-      RedisAsyncCommands<String, String> commands,
-      long number,
-      boolean bySha,
-      long ttlMillis,
-      List<Integer> indexes,
-      List<ExtendRequest> requests) {
-    int n = indexes == null ? requests.size() : indexes.size();
-    String[] keys = new String[n];
-    String[] args = new String[n + 1];
-    args[0] = Long.toString(ttlMillis);
-    long size = NodeBacklog.OVERHEAD_BYTES + args[0].length();
-    for (int i = 0; i < n; i++) {
-      ExtendRequest request = requests.get(indexes == null ? i : indexes.get(i));
-      keys[i] = request.keys().get(0);
-      args[i + 1] = request.token();
-      size += keys[i].length() + args[i + 1].length() + 2;
-    }
+      RedisAsyncCommands<String, String> commands, long number, boolean bySha, BatchBody body) {
+    long size = body.size();
     if (!backlog.admitBatch(size)) {
       return CompletableFuture.failedFuture(new NodeStalledException(backlog.batchRefusal()));
     }
-    Batch batch = new Batch(n, number);
-    ScriptArgs arguments =
-        new ScriptArgs(
+    Batch batch = new Batch(body.keys(), number);
+    CommandArgs<String, String> arguments =
+        body.withScript(
             bySha
                 ? RoundScripts.digest(Script.EXTEND_BATCH)
-                : RoundScripts.source(Script.EXTEND_BATCH),
-            keys,
-            args);
+                : RoundScripts.source(Script.EXTEND_BATCH));
     // Counted as one request (no bytes) like a vote; its bytes in the batches' own budget,
     // until Lettuce lets go of the command whichever way.
     CountedVote<String, String> vote = new CountedVote<>(backlog, 0, Function.identity(), false);

@@ -107,9 +107,14 @@ final class LettuceNodeClient implements NodeClient {
   /**
    * @param votes the connection of votes, releases and the guard's requests
    * @param extensions the connection of extensions (its own client and backlog)
+   * @param encoded the last auto-extension batch encoded by a node of the transport
    */
   LettuceNodeClient(
-      String name, RedisURI uri, NodeConnection.Parts votes, NodeConnection.Parts extensions) {
+      String name,
+      RedisURI uri,
+      NodeConnection.Parts votes,
+      NodeConnection.Parts extensions,
+      BatchBody.Last encoded) {
     this.name = name;
     this.votes =
         new NodeConnection(
@@ -132,7 +137,8 @@ final class LettuceNodeClient implements NodeClient {
             LettuceTransport.MAX_BATCH_KEYS,
             this.extensions.scripts(),
             number -> this.extensions.scriptLost(Script.EXTEND_BATCH, number),
-            this.extensions::number);
+            this.extensions::number,
+            encoded);
     this.connected =
         this.votes
             .connected()

@@ -150,6 +150,9 @@ public final class LettuceTransport implements NodeTransport {
   private final ClientResources extensionResources;
   private final boolean ownsResources;
 
+  /** The last auto-extension batch encoded: a batch goes to every node, encoded once. */
+  private final BatchBody.Last encoded = new BatchBody.Last();
+
   /**
    * A transport with client resources of its own, freed by {@link #close()}: one set for the
    * connections of votes, and one, of {@value #EXTENSION_IO_THREADS} event-loop threads, for
@@ -303,7 +306,8 @@ public final class LettuceTransport implements NodeTransport {
             node.name(),
             redisUri,
             parts(node.name(), resources, clientOptions),
-            parts(node.name() + " extensions", extensionResources, clientOptions));
+            parts(node.name() + " extensions", extensionResources, clientOptions),
+            encoded);
     opened.connect();
     return opened;
   }

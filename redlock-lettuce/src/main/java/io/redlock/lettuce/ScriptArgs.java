@@ -46,18 +46,8 @@ final class ScriptArgs extends CommandArgs<String, String> {
 
   @Override
   public void encode(ByteBuf target) {
-    target.ensureWritable(script.length + 16);
-    target.writeByte('$');
-    length(target, script.length);
-    target.writeShort(CRLF);
-    target.writeBytes(script);
-    target.writeShort(CRLF);
-    target.writeByte('$');
-    length(target, digits(keys.length));
-    target.writeShort(CRLF);
-    length(target, keys.length);
-    target.writeShort(CRLF);
-    byte[] ascii = SCRATCH.get();
+    head(target, script, keys.length);
+    byte[] ascii = scratch();
     for (String key : keys) {
       bulk(target, key, ascii);
     }
@@ -66,9 +56,29 @@ final class ScriptArgs extends CommandArgs<String, String> {
     }
   }
 
+  /** The script (its source or digest) and the number of keys, each as a bulk string. */
+  static void head(ByteBuf target, byte[] script, int keys) {
+    target.ensureWritable(script.length + 16);
+    target.writeByte('$');
+    length(target, script.length);
+    target.writeShort(CRLF);
+    target.writeBytes(script);
+    target.writeShort(CRLF);
+    target.writeByte('$');
+    length(target, digits(keys));
+    target.writeShort(CRLF);
+    length(target, keys);
+    target.writeShort(CRLF);
+  }
+
+  /** The calling thread's scratch array for {@link #bulk}. */
+  static byte[] scratch() {
+    return SCRATCH.get();
+  }
+
   /**
-   * Each encoding thread's (an event loop's) scratch array for {@link #bulk}: longer strings
-   * take Netty's way.
+   * Each encoding thread's (an event loop's, or the thread that encodes a {@link BatchBody})
+   * scratch array for {@link #bulk}: longer strings take Netty's way.
    */
   private static final FastThreadLocal<byte[]> SCRATCH =
       new FastThreadLocal<>() {
@@ -111,7 +121,7 @@ final class ScriptArgs extends CommandArgs<String, String> {
    * 59.9 µs after (two JMH runs each); the client's CPU time a second under 100,000 held
    * leases did not move beyond the spread of runs.
    */
-  private static void bulk(ByteBuf target, String value, byte[] ascii) {
+  static void bulk(ByteBuf target, String value, byte[] ascii) {
     int chars = value.length();
     boolean plain = chars <= ascii.length && copyIfAscii(value, chars, ascii);
     int size = plain ? chars : ByteBufUtil.utf8Bytes(value);
