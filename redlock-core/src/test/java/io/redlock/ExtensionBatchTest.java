@@ -250,6 +250,54 @@ class ExtensionBatchTest {
   }
 
   @Test
+  void leasesThatLeaveTheirSlotAreNotBatchedAndTheOthersOfTheSlotStillAre() {
+    SimCluster c = cluster(3);
+    int idle = c.time.pendingTasks(); // the restart guard's probe tick
+    List<Lease> leases = holdAutoExtended(c, "r", 40);
+    // Released: the first, the last two and one in the middle of the slot they share, each
+    // leaving another place of it.
+    List<Lease> released = List.of(leases.get(0), leases.get(39), leases.get(17), leases.get(38));
+    released.forEach(Lease::release);
+    // A caller's extension two seconds on moves one lease to a later slot.
+    c.time.advance(Duration.ofSeconds(2));
+    Lease moved = leases.get(5);
+    assertThat(moved.extendAsync(TTL)).isCompletedWithValue(true);
+
+    c.time.advance(DUE.minusSeconds(2));
+
+    List<Lease> kept = new ArrayList<>(leases);
+    kept.removeAll(released);
+    kept.remove(moved);
+    for (SimulatedNode node : c.nodes) {
+      assertThat(node.batchRequests()).isEqualTo(1);
+      assertThat(node.batchedExtensions()).isEqualTo(kept.size());
+    }
+    for (Lease lease : kept) {
+      assertThat(lease.remaining()).isGreaterThan(Duration.ofMillis(9_000));
+      assertThat(c.holding(lease.resources().get(0), lease.token())).isEqualTo(3);
+    }
+    for (Lease lease : released) {
+      assertThat(c.holding(lease.resources().get(0), lease.token())).isZero();
+    }
+
+    c.time.advance(Duration.ofSeconds(2));
+    assertThat(c.node(0).batchRequests()).as("the moved lease, in its own slot").isEqualTo(2);
+    assertThat(c.node(0).batchedExtensions()).isEqualTo(kept.size() + 1);
+    assertThat(moved.remaining()).isGreaterThan(Duration.ofMillis(9_000));
+
+    // Every lease gone, from every place of the slots: no slot and no timer task left.
+    for (int i = 0; i < kept.size(); i += 2) {
+      kept.get(i).release();
+    }
+    for (int i = kept.size() - 1; i >= 0; i--) {
+      kept.get(i).release();
+    }
+    moved.release();
+    c.time.advance(Duration.ofMillis(100)); // the node timeouts' tick of the releases runs out
+    assertThat(c.time.pendingTasks()).as("nothing of a lease left on the timer").isEqualTo(idle);
+  }
+
+  @Test
   void manyLeasesDueTogetherAreSentInBoundedBatches() {
     SimCluster c = cluster(3);
     List<Lease> leases = holdAutoExtended(c, "r", 2_500);

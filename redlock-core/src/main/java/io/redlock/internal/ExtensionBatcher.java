@@ -3,9 +3,8 @@ package io.redlock.internal;
 import io.redlock.spi.ExtendRequest;
 import io.redlock.spi.NodeClient;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -69,7 +68,7 @@ final class ExtensionBatcher {
 
   private final LockEngine engine;
   private final TimeSource time;
-  private final TreeMap<Long, Set<HeldLease>> slots = new TreeMap<>();
+  private final TreeMap<Long, Slot> slots = new TreeMap<>();
   private Tick armed;
   private boolean closed;
 
@@ -105,7 +104,7 @@ final class ExtensionBatcher {
       if (closed) {
         return NO_SLOT;
       }
-      slots.computeIfAbsent(slot, s -> new LinkedHashSet<>()).add(lease);
+      slots.computeIfAbsent(slot, s -> new Slot()).add(lease);
       armLocked();
     }
     return slot;
@@ -128,7 +127,7 @@ final class ExtensionBatcher {
     if (slot == NO_SLOT) {
       return;
     }
-    Set<HeldLease> waiting = slots.get(slot);
+    Slot waiting = slots.get(slot);
     if (waiting != null && waiting.remove(lease) && waiting.isEmpty()) {
       slots.remove(slot);
       if (slots.isEmpty() && armed != null) {
@@ -181,7 +180,7 @@ final class ExtensionBatcher {
     @Override
     public void run() {
       List<Long> dueSlots = new ArrayList<>();
-      List<Set<HeldLease>> due = new ArrayList<>();
+      List<Slot> due = new ArrayList<>();
       synchronized (ExtensionBatcher.this) {
         if (cancelled) {
           return;
@@ -197,18 +196,24 @@ final class ExtensionBatcher {
       }
       // Chunks of at most MAX_BATCH entries, the first sent now, each other one on a turn of
       // the timer thread of its own (stale entries make a chunk smaller, never larger).
+      int left = 0;
+      for (Slot slot : due) {
+        left += slot.size;
+      }
       List<long[]> chunkSlots = new ArrayList<>();
       List<List<HeldLease>> chunks = new ArrayList<>();
-      List<HeldLease> chunk = new ArrayList<>();
+      List<HeldLease> chunk = new ArrayList<>(Math.min(MAX_BATCH, left));
       long[] chunkSlot = new long[MAX_BATCH];
       for (int s = 0; s < due.size(); s++) {
-        for (HeldLease lease : due.get(s)) {
+        Slot slot = due.get(s);
+        for (int i = 0; i < slot.size; i++) {
           chunkSlot[chunk.size()] = dueSlots.get(s);
-          chunk.add(lease);
+          chunk.add(slot.leases[i]);
+          left--;
           if (chunk.size() == MAX_BATCH) {
             chunks.add(chunk);
             chunkSlots.add(chunkSlot);
-            chunk = new ArrayList<>();
+            chunk = new ArrayList<>(Math.min(MAX_BATCH, left));
             chunkSlot = new long[MAX_BATCH];
           }
         }
@@ -282,6 +287,43 @@ final class ExtensionBatcher {
     }
     for (HeldLease lease : leases) {
       lease.batchSent();
+    }
+  }
+
+  /**
+   * The leases that wait in one slot, in no particular order: each lease knows its place in
+   * the array ({@link HeldLease#slotIndex}), so that it is added and taken out in constant time
+   * without an entry object of a hash set per lease (a held lease moves to a new slot about
+   * once per half ttl). Guarded by the batcher's monitor; once taken out of {@link #slots} to
+   * be sent, only the timer thread reads it.
+   */
+  private static final class Slot {
+    private HeldLease[] leases = new HeldLease[8];
+    private int size;
+
+    void add(HeldLease lease) {
+      if (size == leases.length) {
+        leases = Arrays.copyOf(leases, size * 2);
+      }
+      lease.slotIndex = size;
+      leases[size++] = lease;
+    }
+
+    /** Takes {@code lease} out, the last lease moving to its place; whether it was here. */
+    boolean remove(HeldLease lease) {
+      int i = lease.slotIndex;
+      if (i < 0 || i >= size || leases[i] != lease) {
+        return false;
+      }
+      HeldLease last = leases[--size];
+      leases[i] = last;
+      last.slotIndex = i;
+      leases[size] = null;
+      return true;
+    }
+
+    boolean isEmpty() {
+      return size == 0;
     }
   }
 

@@ -62,6 +62,13 @@ final class HeldLease implements Lease, BatchRound.Member {
   private long batchSlot = ExtensionBatcher.NO_SLOT;
 
   /**
+   * This lease's place in the array of the batcher's slot it waits in; read and written only
+   * under the batcher's monitor (another lease's removal moves it), meaningless when it waits
+   * in none.
+   */
+  int slotIndex;
+
+  /**
    * Whether a batch claimed this lease's auto-extension and has not decided it yet. A batch
    * claims a held lease about once per half ttl, so what a claim records is kept in fields of
    * primitive types: a future per claim, stored in a lease that lives long, would cost the

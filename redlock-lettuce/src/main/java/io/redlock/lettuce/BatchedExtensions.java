@@ -98,7 +98,12 @@ final class BatchedExtensions {
     if (requests.isEmpty()) {
       return CompletableFuture.completedFuture(List.of());
     }
-    // The requests of one script share a ttl: nearly always one group (the leases' ttl).
+    boolean bySha = scripts.isLoaded(Script.EXTEND_BATCH, number);
+    if (oneScript(requests)) {
+      // The common case: one script for the whole batch, its answer as it comes.
+      return sendScript(commands, number, bySha, encoded.of(requests));
+    }
+    // The requests of one script share a ttl.
     Map<Long, List<Integer>> byTtl = new LinkedHashMap<>();
     List<Integer> several = new ArrayList<>(0);
     for (int i = 0; i < requests.size(); i++) {
@@ -108,11 +113,6 @@ final class BatchedExtensions {
       } else {
         several.add(i);
       }
-    }
-    boolean bySha = scripts.isLoaded(Script.EXTEND_BATCH, number);
-    if (several.isEmpty() && byTtl.size() == 1 && requests.size() <= maxKeys) {
-      // The common case: one script for the whole batch, its answer as it comes.
-      return sendScript(commands, number, bySha, encoded.of(requests));
     }
     List<int[]> partIndexes = new ArrayList<>();
     List<CompletableFuture<List<Boolean>>> parts = new ArrayList<>();
@@ -128,6 +128,21 @@ final class BatchedExtensions {
       parts.add(alone.apply(requests.get(index)).toCompletableFuture().thenApply(List::of));
     }
     return new Combined(requests.size(), partIndexes, parts);
+  }
+
+  /** Whether {@code requests} (not empty) fit one script: single keys, one ttl, few enough. */
+  private boolean oneScript(List<ExtendRequest> requests) {
+    if (requests.size() > maxKeys) {
+      return false;
+    }
+    long ttlMillis = requests.get(0).ttlMillis();
+    for (int i = 0; i < requests.size(); i++) {
+      ExtendRequest request = requests.get(i);
+      if (request.keys().size() != 1 || request.ttlMillis() != ttlMillis) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** One script of {@code body}. */
