@@ -170,7 +170,7 @@ final class HeldFloor implements HeldLocks {
     return CompletableFuture.allOf(answers);
   }
 
-  /** Stops the extensions, then releases every key (after the warm-up). */
+  /** Stops the extensions, then releases every key on every node (after the warm-up). */
   @Override
   public void releaseAll() throws InterruptedException {
     synchronized (schedules) {
@@ -182,10 +182,14 @@ final class HeldFloor implements HeldLocks {
     HeldLocks.acquireAll(
         held.length,
         i -> {
+          // Every node's answer, not a majority's: the keys are gone everywhere on return.
           String[] key = {held[i]};
-          return fanout.majority(
-              (n, node) ->
-                  Fanout.evalsha(node, unlockSha, key, heldTokens[i]).thenApply(d -> true));
+          CompletableFuture<?>[] answers = new CompletableFuture<?>[fanout.size()];
+          for (int n = 0; n < answers.length; n++) {
+            answers[n] =
+                Fanout.evalsha(fanout.node(n), unlockSha, key, heldTokens[i]).toCompletableFuture();
+          }
+          return CompletableFuture.allOf(answers);
         });
     keys = new String[0];
     tokens = new String[0];
