@@ -8,6 +8,7 @@ import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.redlock.spi.ExtendRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -87,6 +88,14 @@ class BatchBodyTest {
     java.util.Collections.reverse(reversed);
     assertThat(encode(last.of(reversed).withScript(sha)))
         .isEqualTo(encode(scriptArgs(sha, reversed)));
+  }
+
+  @Test
+  void leavesNettysAllocatorsCountOfHeapInUseAlone() {
+    // The body is never released: an allocator's buffer would stay counted as in use for good.
+    long before = UnpooledByteBufAllocator.DEFAULT.metric().usedHeapMemory();
+    BatchBody.encode(requests(1_000, "orders:", 2_000), null);
+    assertThat(UnpooledByteBufAllocator.DEFAULT.metric().usedHeapMemory()).isEqualTo(before);
   }
 
   @Test
