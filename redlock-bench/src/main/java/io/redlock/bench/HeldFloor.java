@@ -25,12 +25,14 @@ import java.util.function.IntFunction;
  * go in chunks of {@value #CHUNK} in the order they were taken (the library's largest batch);
  * every half ttl (the library extends a lease when half its ttl is left) each chunk goes to
  * every node as one {@code EXTEND_BATCH} script, this library's own, read from {@code
- * io.redlock.lettuce.Script} and encoded as its transport encodes it ({@link Fanout}).
+ * io.redlock.lettuce.Script} and encoded as its transport encodes it ({@link
+ * TransportEncoding#batchBody}).
  *
  * <p>Nothing else: the answers are not read beyond their arrival, so no lease is judged on its
  * majority or validity, no node timeout or restart guard runs, no listener, metric or log is
- * told, and the keys, tokens and requests of a chunk are made once, not per extension (each
- * time a chunk goes, it is encoded once for every node, as the transport encodes a batch).
+ * told, and the keys, tokens and requests of a chunk are made once, not per extension (the
+ * library makes a batch's requests each time; they stay in the floor's heap per lock). Each
+ * time a chunk goes, it is encoded once for every node, as the transport encodes a batch.
  * A chunk is sent on the floor's one timer thread, as the library sends its batches. The keys
  * are taken with {@code SET NX PX} on every node; which keys the floor lost it cannot tell
  * ({@link #lost} answers -1): the servers' expired keys say it.
@@ -182,14 +184,18 @@ final class HeldFloor implements HeldLocks {
     HeldLocks.acquireAll(
         held.length,
         i -> {
-          // Every node's answer, not a majority's: the keys are gone everywhere on return.
+          // Every node's answer (an error is one), not a majority's: on return the keys are
+          // gone everywhere, unless a node was silent for a whole round's limit.
           String[] key = {held[i]};
           CompletableFuture<?>[] answers = new CompletableFuture<?>[fanout.size()];
           for (int n = 0; n < answers.length; n++) {
             answers[n] =
-                Fanout.evalsha(fanout.node(n), unlockSha, key, heldTokens[i]).toCompletableFuture();
+                Fanout.evalsha(fanout.node(n), unlockSha, key, heldTokens[i])
+                    .toCompletableFuture()
+                    .handle((deleted, error) -> null);
           }
-          return CompletableFuture.allOf(answers);
+          return CompletableFuture.allOf(answers)
+              .completeOnTimeout(null, Fanout.ROUND_LIMIT.toNanos(), TimeUnit.NANOSECONDS);
         });
     keys = new String[0];
     tokens = new String[0];
