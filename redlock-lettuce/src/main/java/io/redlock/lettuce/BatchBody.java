@@ -6,7 +6,6 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.buffer.UnpooledHeapByteBuf;
 import io.redlock.spi.ExtendRequest;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
@@ -143,15 +142,7 @@ final class BatchBody {
 
     @Override
     public String toString() {
-      return "BatchBody.Args[script="
-          + (script.length == 40
-              ? new String(script, StandardCharsets.US_ASCII)
-              : "<source of " + script.length + " bytes>")
-          + ", keys="
-          + keys
-          + ", args="
-          + (keys + 1)
-          + "]";
+      return ScriptArgs.describe("BatchBody.Args", script, keys, keys + 1);
     }
   }
 

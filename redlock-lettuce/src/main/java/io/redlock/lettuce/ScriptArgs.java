@@ -100,14 +100,23 @@ final class ScriptArgs extends CommandArgs<String, String> {
 
   @Override
   public String toString() {
-    return "ScriptArgs[script="
+    return describe("ScriptArgs", script, keys.length, args.length);
+  }
+
+  /**
+   * {@code name[script=<digest or size of the source>, keys=<count>, args=<count>]}: never a
+   * key or an argument (a token).
+   */
+  static String describe(String name, byte[] script, int keys, int args) {
+    return name
+        + "[script="
         + (script.length == 40
             ? new String(script, StandardCharsets.US_ASCII)
             : "<source of " + script.length + " bytes>")
         + ", keys="
-        + keys.length
+        + keys
         + ", args="
-        + args.length
+        + args
         + "]";
   }
 
