@@ -317,7 +317,7 @@ public final class HeldHarness {
    * next measurement (2,636 keys of the floor in one probe, 1,308 of them on each of two nodes,
    * all while the next implementation took its locks).
    */
-  private static void deleteKeys(RedisServers servers, int i, String prefix) {
+  static void deleteKeys(RedisServers servers, int i, String prefix) {
     String pattern = prefix.replace("*", "\\*").replace("?", "\\?").replace("[", "\\[") + "*";
     String cursor = "0";
     do {
