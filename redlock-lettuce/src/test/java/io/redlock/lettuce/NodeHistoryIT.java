@@ -137,9 +137,10 @@ class NodeHistoryIT {
 
   /**
    * Waits until a probe of node 0 wrote its record after {@code seen}: the watching client then
-   * knows of node 0's state after the moment {@code seen} was read. (A copy of data newer than
-   * every watching client's last probe is the one case this design cannot tell from the real
-   * data: docs/safety.md.)
+   * knows of node 0's state after the moment {@code seen} was read. Read {@code seen} after the
+   * event the probe must follow (a copy, a change of persistence): read before it, a probe in
+   * between would end the wait while the client knows nothing later than the event, the case
+   * this design cannot tell from the real data (docs/safety.md, "What is still not covered").
    */
   private void awaitProbeAfter(String seen) throws InterruptedException {
     Timing.await("a probe of node 0 after " + seen, () -> !record(0).equals(seen));
@@ -163,8 +164,8 @@ class NodeHistoryIT {
     blockNodeTwo();
     Redlock watcher = client(true);
     long first = token(watcher);
-    String atCopy = record(0);
     Path backup = servers.copyData(0);
+    String atCopy = record(0); // after the copy: the copy holds this record or an older one
     token(watcher);
     long third = token(watcher);
     awaitProbeAfter(atCopy);
@@ -196,11 +197,11 @@ class NodeHistoryIT {
     blockNodeTwo();
     Redlock watcher = client(true);
     token(watcher);
-    String before = record(0);
     servers.command(0, "CONFIG", "SET", "appendonly", "no");
+    String switched = record(0); // after the switch: a probe after it sees AOF off
     token(watcher);
     long third = token(watcher);
-    awaitProbeAfter(before);
+    awaitProbeAfter(switched);
     servers.restart(0); // the fleet's options have AOF on: it loads the AOF cut at the switch
     awaitRecord(0, "admitted=- ", "why=restarted");
     neverBelow(third, watcher, client(true));
