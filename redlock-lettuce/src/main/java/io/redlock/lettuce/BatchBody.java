@@ -7,6 +7,7 @@ import io.netty.buffer.UnpooledHeapByteBuf;
 import io.redlock.spi.ExtendRequest;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The keys and arguments of one {@link Script#EXTEND_BATCH} script (the keys, the ttl, then a
@@ -156,15 +157,22 @@ final class BatchBody {
    */
   static final class Last {
     private volatile BatchBody last;
+    private final AtomicLong encodings = new AtomicLong();
 
     /** The body of all of {@code requests}, encoded unless it is the last one. */
     BatchBody of(List<ExtendRequest> requests) {
       BatchBody body = last;
       if (body == null || !body.isOf(requests)) {
         body = encode(requests, null);
+        encodings.incrementAndGet();
         last = body;
       }
       return body;
+    }
+
+    /** How many batches were encoded here: one per batch, whatever the number of nodes. */
+    long encodings() {
+      return encodings.get();
     }
   }
 }

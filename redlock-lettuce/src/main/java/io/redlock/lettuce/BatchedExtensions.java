@@ -130,6 +130,11 @@ final class BatchedExtensions {
     return new Combined(requests.size(), partIndexes, parts);
   }
 
+  /** Where the batches of this node are encoded: shared by the nodes of its transport. */
+  BatchBody.Last encodedBatches() {
+    return encoded;
+  }
+
   /** Whether {@code requests} (not empty) fit one script: single keys, one ttl, few enough. */
   private boolean oneScript(List<ExtendRequest> requests) {
     if (requests.size() > maxKeys) {

@@ -804,6 +804,11 @@ final class LettuceNodeClient implements NodeClient {
   static final String MADE_AGAIN =
       "the connection of extensions was made again while the extension was out";
 
+  /** Where this node's auto-extension batches are encoded: shared by the transport's nodes. */
+  BatchBody.Last encodedBatches() {
+    return batches.encodedBatches();
+  }
+
   /**
    * Single-key leases in scripts of up to {@link LettuceTransport#MAX_BATCH_KEYS}, by
    * {@code EVALSHA} once loaded, never re-sent (see {@link BatchedExtensions}); a lease on

@@ -9,12 +9,18 @@ import io.redlock.Redlock;
 import io.redlock.RedlockConfig;
 import io.redlock.RedlockEvent;
 import io.redlock.RedlockListener;
+import io.redlock.spi.ExtendRequest;
+import io.redlock.spi.NodeClient;
+import io.redlock.spi.NodeSettings;
 import io.redlock.testkit.RedisServers;
 import io.redlock.testkit.Timing;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -139,6 +145,52 @@ class BatchedExtensionIT {
       assertThat(servers.holding(lease.resources().get(0), lease.token())).isEqualTo(5);
     }
     assertThat(lostEvents).isEmpty();
+  }
+
+  /**
+   * A batch goes to every node of a transport encoded once: the nodes share where batches are
+   * encoded, and five nodes sent one batch after encoding it once (encoded per node, as
+   * before, it would be five times).
+   */
+  @Test
+  void aBatchIsEncodedOnceForAllTheNodesOfATransport() throws Exception {
+    RedlockConfig config = RedlockConfig.builder().nodes(servers.uris()).build();
+    List<ExtendRequest> requests = new ArrayList<>();
+    for (int k = 0; k < 200; k++) {
+      requests.add(new ExtendRequest(List.of(prefix + "shared:" + k), "token-" + k, 60_000));
+    }
+    LettuceTransport transport = new LettuceTransport();
+    List<NodeClient> nodes = new ArrayList<>();
+    try {
+      for (int i = 0; i < 5; i++) {
+        NodeClient node = transport.open(NodeSettings.of(servers.uri(i), config));
+        nodes.add(node);
+        node.connected().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        for (ExtendRequest request : requests) {
+          servers.command(i, "SET", request.keys().get(0), request.token(), "PX", "30000");
+        }
+      }
+      Set<BatchBody.Last> places = Collections.newSetFromMap(new IdentityHashMap<>());
+      for (NodeClient node : nodes) {
+        places.add(((LettuceNodeClient) node).encodedBatches());
+      }
+      for (NodeClient node : nodes) {
+        assertThat(node.extendBatch(requests).toCompletableFuture().get(10, TimeUnit.SECONDS))
+            .hasSize(200)
+            .containsOnly(true);
+      }
+      assertThat(places.stream().mapToLong(BatchBody.Last::encodings).sum())
+          .as("encodings of one batch sent to five nodes")
+          .isEqualTo(1);
+      for (int i = 0; i < 5; i++) {
+        assertThat((Long) servers.command(i, "PTTL", prefix + "shared:199"))
+            .as("the last key's ttl on node %d", i)
+            .isGreaterThan(30_000L);
+      }
+    } finally {
+      nodes.forEach(NodeClient::close);
+      transport.close();
+    }
   }
 
   @Test
