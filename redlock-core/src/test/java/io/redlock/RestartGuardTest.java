@@ -501,6 +501,49 @@ class RestartGuardTest {
     assertThat(c.redlock.acquireAsync("r", TTL)).isCompleted();
   }
 
+  /**
+   * Two watching clients, their probes half a second apart. A copy of node 0 is taken after the
+   * first client's probe and before the second's, and restored onto it before the first probes
+   * again: the first vouches for the data (it holds all it saw), the second saw newer data and
+   * takes that trust back at its next probe, for both clients.
+   */
+  @Test
+  void aCopyOlderThanWhatOneWatcherSawLosesTheTrustAnotherWatcherGaveIt() {
+    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
+    c.node(0).persistence(AOF_ALWAYS);
+    c.time.advance(Duration.ofMillis(500));
+    List<NodeClient> views = new ArrayList<>();
+    c.nodes.forEach(node -> views.add(new io.redlock.fake.SecondClient(node)));
+    Redlock second =
+        Redlock.over(
+            RedlockConfig.builder()
+                .nodes(c.nodes.stream().map(SimulatedNode::name).toList())
+                .ttl(TTL)
+                .maxTtl(TTL)
+                .retryCount(0)
+                .build(),
+            views,
+            c.time,
+            new Random(7),
+            Runnable::run); // probes at 0.5, 1.5, 2.5... s
+    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
+    java.util.Map<String, Object> copy = c.node(0).copyData();
+    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
+    c.node(0).crash();
+    c.node(0).recoverFrom(copy);
+    c.time.advance(Duration.ofMillis(400)); // 3.0 s: the first client judges first
+    assertThat(c.node(0).valueOf(MARKER)).contains("why=continued");
+    c.time.advance(Duration.ofMillis(500)); // 3.5 s: the second one
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=restarted");
+    c.time.advance(Duration.ofMillis(500)); // 4.0 s: the first reads it
+    c.node(1).crash();
+    for (Redlock client : List.of(c.redlock, second)) {
+      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+          .isEqualTo(Vote.HELD_BACK);
+    }
+    second.close();
+  }
+
   @Test
   void persistenceDoesNotCountWithoutLoadedDataOrAfterARewrite() {
     SimCluster c = cluster(3);

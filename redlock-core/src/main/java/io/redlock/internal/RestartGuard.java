@@ -776,11 +776,21 @@ final class RestartGuard {
       heldBackLogged[index] = false;
       String window = Durations.formatNanos(registers.windowNanos());
       boolean continued = judged.event() == NodeRecord.Why.CONTINUED;
+      // Another client admitted it, and this one saw newer data of the process before it.
+      String takenBack =
+          judged.event() == NodeRecord.Why.RESTARTED && read != null && read.admits(info.runId())
+              ? "it loaded data of the process before it older than this client saw (seq "
+                  + read.loaded()
+                  + " < "
+                  + watch.seq()
+                  + "), though another client admitted it: trust taken back; "
+              : "";
       logs.add(
           () ->
               log.warn(
-                  "node={} restarted (run_id changed); {}",
+                  "node={} restarted (run_id changed); {}{}",
                   name,
+                  takenBack,
                   continued
                       ? "it loaded the complete data of the process before it, and counts at once"
                       : "it counts again once seen for "

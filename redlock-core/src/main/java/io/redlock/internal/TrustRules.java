@@ -17,7 +17,9 @@ import java.util.Locale;
  * re-admission that raised every counter, or a watching client that saw a new process load the
  * complete data of an admitted one) and is carried only by the data itself. Every event that may
  * have lost data takes it away until such an act: a process nobody saw load the admitted data,
- * a record that vanished or went back, keys evicted. What the node says now (its persistence
+ * a process whose loaded data is older than what a watching client saw of the process before
+ * (also after another client, which saw less, admitted it), a record that vanished or went back,
+ * keys evicted. What the node says now (its persistence
  * settings, a marker in its data) never gives trust by itself.
  *
  * <p>Stateless and thread-safe.
@@ -104,6 +106,28 @@ public final class TrustRules {
       // The same process, with older data than this client saw: replaced in place.
       event = Why.LOST_IN_PLACE;
       next = fresh(run, now, seqFloor + 1, evicted, read.prev(), read.loaded(), event);
+    } else if (read.admits(run)
+        && read.why() == Why.CONTINUED
+        && watch != null
+        && sawRestart
+        && watch.runId().equals(read.prev())
+        && read.loaded() < watch.seq()) {
+      // Another client admitted this process by continuity (it watched the one before, and the
+      // data held all it had seen), but this client saw newer data of that process than was
+      // loaded: writes were lost. Trust is taken back, as if this client had judged the restart
+      // first. (Trust given by an act, init or re-admission, is not judged from a watch.)
+      event = Why.RESTARTED;
+      next =
+          new NodeRecord(
+              run,
+              read.sinceMillis(),
+              Math.max(read.seq(), seqFloor) + 1,
+              evicted,
+              NodeRecord.NONE,
+              read.prev(),
+              read.loaded(),
+              event,
+              read.clockFlagged());
     } else if (evicted >= 0 && read.evicted() >= 0 && evicted > read.evicted()) {
       event = Why.EVICTED;
       next =

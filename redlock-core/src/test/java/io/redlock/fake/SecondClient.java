@@ -64,6 +64,12 @@ public final class SecondClient implements NodeClient {
   }
 
   @Override
+  public CompletionStage<String> updateRecord(
+      String key, String expected, String value, String runId) {
+    return call(() -> node.updateRecord(key, expected, value, runId));
+  }
+
+  @Override
   public CompletionStage<MaxTtlRegister> raiseMaxTtl(
       String key, long maxTtlMillis, long holdMillis) {
     return call(() -> node.raiseMaxTtl(key, maxTtlMillis, holdMillis));

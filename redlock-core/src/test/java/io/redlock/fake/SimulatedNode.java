@@ -305,6 +305,20 @@ public final class SimulatedNode implements NodeClient {
     newProcess();
   }
 
+  /** A copy of every key, the record included (not the max-ttl register), as a backup holds. */
+  public synchronized java.util.Map<String, Object> copyData() {
+    return keyspace.snapshot();
+  }
+
+  /**
+   * Comes back after {@link #crash()} as a new process on {@code copy} (from {@link #copyData}):
+   * a restored backup.
+   */
+  public synchronized void recoverFrom(java.util.Map<String, Object> copy) {
+    keyspace.restore(copy);
+    recover();
+  }
+
   /** Restarts with no keys, as a process without persistence does. */
   public void restartEmpty() {
     boolean wasUp;

@@ -144,6 +144,44 @@ class TrustRulesTest {
   }
 
   @Test
+  void aWatcherThatSawNewerDataTakesBackTheTrustAnotherWatcherGave() {
+    // A watcher whose last probe came before a copy admitted the process that loaded it; a
+    // watcher that probed after the copy saw seq 9 of r1, and the loaded data holds 7.
+    NodeRecord byStaleWatcher =
+        new NodeRecord("r2", 500, 8, 0, "r2", "r1", 7, Why.CONTINUED, false);
+    NodeInfo restarted = node("r2", ALWAYS, 0);
+    Judgement j =
+        TrustRules.judge(restarted, byStaleWatcher, new Watch("r1", 9, true, true, true), false);
+    assertThat(j.event()).isEqualTo(Why.RESTARTED);
+    assertThat(j.record().admits("r2")).isFalse();
+    assertThat(j.record().sinceMillis())
+        .as("the window still runs from first sight")
+        .isEqualTo(500);
+    assertThat(j.record().seq()).isEqualTo(10);
+    assertThat(TrustRules.countsAtOnce(restarted, j.record())).isFalse();
+    assertThat(TrustRules.trustsCounters(restarted, j.record())).isFalse();
+    assertThat(
+            TrustRules.judge(
+                    restarted, byStaleWatcher, new Watch("r1", 9, false, false, false), false)
+                .event())
+        .as("proof of loss needs no trust or durability of its own")
+        .isEqualTo(Why.RESTARTED);
+    Judgement agrees =
+        TrustRules.judge(restarted, byStaleWatcher, new Watch("r1", 7, true, true, true), false);
+    assertThat(agrees.record().admits("r2")).as("it saw no more than was loaded").isTrue();
+    Judgement sameProcess =
+        TrustRules.judge(restarted, byStaleWatcher, new Watch("r2", 8, true, true, true), false);
+    assertThat(sameProcess.record().admits("r2")).as("it watched only the new process").isTrue();
+    NodeRecord readmitted = new NodeRecord("r2", 500, 8, 0, "r2", "r1", 7, Why.READMITTED, false);
+    assertThat(
+            TrustRules.judge(restarted, readmitted, new Watch("r1", 9, true, true, true), false)
+                .record()
+                .admits("r2"))
+        .as("re-admission raised every counter: no watch takes it back")
+        .isTrue();
+  }
+
+  @Test
   void lossInPlaceAndEvictionTakeTrustAwayAndRestartTheWindow() {
     NodeInfo same = node("r1", ALWAYS, 0);
     Judgement vanished = TrustRules.judge(same, null, new Watch("r1", 7, true, true, true), false);
@@ -297,7 +335,13 @@ class TrustRulesTest {
                         && !(evicted >= 0 && read.evicted() >= 0 && evicted > read.evicted())
                         && !(watch != null
                             && watch.runId().equals("r2")
-                            && read.seq() < watch.seq());
+                            && read.seq() < watch.seq())
+                        // a watcher of the process before that saw more than was loaded
+                        && !(read.why() == Why.CONTINUED
+                            && watch != null
+                            && !watch.runId().equals("r2")
+                            && read.prev().equals(watch.runId())
+                            && read.loaded() < watch.seq());
                 boolean continued =
                     watch != null
                         && !watch.runId().equals("r2")
