@@ -512,20 +512,7 @@ class RestartGuardTest {
     SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
     c.node(0).persistence(AOF_ALWAYS);
     c.time.advance(Duration.ofMillis(500));
-    List<NodeClient> views = new ArrayList<>();
-    c.nodes.forEach(node -> views.add(new io.redlock.fake.SecondClient(node)));
-    Redlock second =
-        Redlock.over(
-            RedlockConfig.builder()
-                .nodes(c.nodes.stream().map(SimulatedNode::name).toList())
-                .ttl(TTL)
-                .maxTtl(TTL)
-                .retryCount(0)
-                .build(),
-            views,
-            c.time,
-            new Random(7),
-            Runnable::run); // probes at 0.5, 1.5, 2.5... s
+    Redlock second = secondClient(c); // probes at 0.5, 1.5, 2.5... s
     c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
     java.util.Map<String, Object> copy = c.node(0).copyData();
     c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
@@ -534,7 +521,7 @@ class RestartGuardTest {
     c.time.advance(Duration.ofMillis(400)); // 3.0 s: the first client judges first
     assertThat(c.node(0).valueOf(MARKER)).contains("why=continued");
     c.time.advance(Duration.ofMillis(500)); // 3.5 s: the second one
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=restarted");
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
     c.time.advance(Duration.ofMillis(500)); // 4.0 s: the first reads it
     c.node(1).crash();
     for (Redlock client : List.of(c.redlock, second)) {
@@ -542,6 +529,51 @@ class RestartGuardTest {
           .isEqualTo(Vote.HELD_BACK);
     }
     second.close();
+  }
+
+  /**
+   * The same copy, the new process started after the first client's next probe failed: the
+   * second client, which saw more, judges first, and the first may not admit it afterwards.
+   */
+  @Test
+  void aWatcherThatSawLessDoesNotAdmitACopyAnotherFoundOlderThanItSaw() {
+    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
+    c.node(0).persistence(AOF_ALWAYS);
+    c.time.advance(Duration.ofMillis(500));
+    Redlock second = secondClient(c); // probes at 0.5, 1.5, 2.5... s
+    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
+    java.util.Map<String, Object> copy = c.node(0).copyData();
+    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
+    c.node(0).crash();
+    c.time.advance(Duration.ofMillis(600)); // 3.2 s: the first client's probe failed
+    c.node(0).recoverFrom(copy);
+    c.time.advance(Duration.ofMillis(300)); // 3.5 s: the second client judges first
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
+    c.time.advance(Duration.ofMillis(500)); // 4.0 s: the first, which could vouch before
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
+    c.node(1).crash();
+    for (Redlock client : List.of(c.redlock, second)) {
+      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+          .isEqualTo(Vote.HELD_BACK);
+    }
+    second.close();
+  }
+
+  /** A second client over the same simulated nodes, with the settings of {@link #cluster}. */
+  private static Redlock secondClient(SimCluster c) {
+    List<NodeClient> views = new ArrayList<>();
+    c.nodes.forEach(node -> views.add(new io.redlock.fake.SecondClient(node)));
+    return Redlock.over(
+        RedlockConfig.builder()
+            .nodes(c.nodes.stream().map(SimulatedNode::name).toList())
+            .ttl(TTL)
+            .maxTtl(TTL)
+            .retryCount(0)
+            .build(),
+        views,
+        c.time,
+        new Random(7),
+        Runnable::run);
   }
 
   @Test

@@ -85,6 +85,11 @@ public record NodeRecord(
     RESTARTED,
     /** A new process that a watching client saw load the complete data of an admitted one. */
     CONTINUED,
+    /**
+     * A new process whose data is older than what a client that watched the one before saw of
+     * it: writes were lost. No watch admits it again; only {@code init} or a re-admission does.
+     */
+    LOADED_OLDER,
     /** Data lost under the same process: the record vanished or went back. */
     LOST_IN_PLACE,
     /** The node evicted keys ({@code evicted_keys} grew). */

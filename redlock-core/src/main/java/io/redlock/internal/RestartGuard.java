@@ -776,21 +776,24 @@ final class RestartGuard {
       heldBackLogged[index] = false;
       String window = Durations.formatNanos(registers.windowNanos());
       boolean continued = judged.event() == NodeRecord.Why.CONTINUED;
-      // Another client admitted it, and this one saw newer data of the process before it.
-      String takenBack =
-          judged.event() == NodeRecord.Why.RESTARTED && read != null && read.admits(info.runId())
+      // This client saw newer data of the process before it than was loaded; maybe another
+      // client, which saw less, admitted it first.
+      String older =
+          judged.event() == NodeRecord.Why.LOADED_OLDER
               ? "it loaded data of the process before it older than this client saw (seq "
-                  + read.loaded()
+                  + record.loaded()
                   + " < "
                   + watch.seq()
-                  + "), though another client admitted it: trust taken back; "
+                  + (read.admits(info.runId())
+                      ? "), though another client admitted it: trust taken back; "
+                      : "); ")
               : "";
       logs.add(
           () ->
               log.warn(
                   "node={} restarted (run_id changed); {}{}",
                   name,
-                  takenBack,
+                  older,
                   continued
                       ? "it loaded the complete data of the process before it, and counts at once"
                       : "it counts again once seen for "

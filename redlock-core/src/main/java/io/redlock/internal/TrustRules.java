@@ -90,7 +90,8 @@ public final class TrustRules {
           watch != null
               && watch.runId().equals(read.run())
               && continuous(watch, read.admits(read.run()), read.seq(), info);
-      event = continued ? Why.CONTINUED : Why.RESTARTED;
+      boolean older = watch != null && watch.runId().equals(read.run()) && read.seq() < watch.seq();
+      event = continued ? Why.CONTINUED : older ? Why.LOADED_OLDER : Why.RESTARTED;
       next =
           new NodeRecord(
               run,
@@ -116,7 +117,7 @@ public final class TrustRules {
       // data held all it had seen), but this client saw newer data of that process than was
       // loaded: writes were lost. Trust is taken back, as if this client had judged the restart
       // first. (Trust given by an act, init or re-admission, is not judged from a watch.)
-      event = Why.RESTARTED;
+      event = Why.LOADED_OLDER;
       next =
           new NodeRecord(
               run,
@@ -275,6 +276,9 @@ public final class TrustRules {
       case PROBED, CONTINUED -> "loaded the complete data of an admitted process";
       case FIRST_SEEN -> "no client of this cluster saw its data before";
       case RESTARTED -> "it restarted, and no watching client saw it load complete data";
+      case LOADED_OLDER ->
+          "it restarted on data older than a client saw of the process before it (writes were"
+              + " lost)";
       case LOST_IN_PLACE -> "its data was replaced or lost in place (record vanished or went back)";
       case EVICTED -> "it evicted keys";
     };

@@ -74,9 +74,22 @@ class TrustRulesTest {
   void aRestoredCopyOlderThanWhatTheClientSawIsNotAdmitted() {
     Watch watched = new Watch("r1", 9, true, true, true);
     Judgement j = TrustRules.judge(node("r2", ALWAYS, 0), admitted("r1", 7), watched, false);
-    assertThat(j.event()).isEqualTo(Why.RESTARTED);
+    assertThat(j.event()).isEqualTo(Why.LOADED_OLDER);
     assertThat(j.record().admits("r2")).isFalse();
     assertThat(j.record().seq()).as("never goes back").isEqualTo(10);
+    assertThat(j.record().loaded()).isEqualTo(7);
+  }
+
+  @Test
+  void aProcessKnownToHaveLoadedOlderDataIsNotAdmittedByAWatcherThatSawLess() {
+    // The watcher that saw seq 9 judged first; one whose last probe came before the copy (7)
+    // would otherwise vouch for the data.
+    NodeRecord bySeenMore = new NodeRecord("r2", 500, 10, 0, "-", "r1", 7, Why.LOADED_OLDER, false);
+    Judgement j =
+        TrustRules.judge(
+            node("r2", ALWAYS, 0), bySeenMore, new Watch("r1", 7, true, true, true), false);
+    assertThat(j.record().admits("r2")).isFalse();
+    assertThat(j.record().why()).isEqualTo(Why.LOADED_OLDER);
   }
 
   @Test
@@ -152,7 +165,7 @@ class TrustRulesTest {
     NodeInfo restarted = node("r2", ALWAYS, 0);
     Judgement j =
         TrustRules.judge(restarted, byStaleWatcher, new Watch("r1", 9, true, true, true), false);
-    assertThat(j.event()).isEqualTo(Why.RESTARTED);
+    assertThat(j.event()).isEqualTo(Why.LOADED_OLDER);
     assertThat(j.record().admits("r2")).isFalse();
     assertThat(j.record().sinceMillis())
         .as("the window still runs from first sight")
@@ -165,7 +178,7 @@ class TrustRulesTest {
                     restarted, byStaleWatcher, new Watch("r1", 9, false, false, false), false)
                 .event())
         .as("proof of loss needs no trust or durability of its own")
-        .isEqualTo(Why.RESTARTED);
+        .isEqualTo(Why.LOADED_OLDER);
     Judgement agrees =
         TrustRules.judge(restarted, byStaleWatcher, new Watch("r1", 7, true, true, true), false);
     assertThat(agrees.record().admits("r2")).as("it saw no more than was loaded").isTrue();

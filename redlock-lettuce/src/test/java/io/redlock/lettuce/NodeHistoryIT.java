@@ -146,6 +146,24 @@ class NodeHistoryIT {
     Timing.await("a probe of node 0 after " + seen, () -> !record(0).equals(seen));
   }
 
+  /**
+   * Waits until node 0's record names another process than {@code before} does, and does not
+   * admit it: restarted, or restarted on data older than the watcher saw (which of the two
+   * depends on whether the watcher probed between the copy and the restart).
+   */
+  private void awaitUntrustedAfter(String before) throws InterruptedException {
+    String run = before.replaceAll(".* run=(\\S+) .*", "$1");
+    Timing.await(
+        "node 0's record of a process after " + run,
+        Duration.ofSeconds(20),
+        () -> {
+          String now = record(0);
+          return !now.contains(" run=" + run + " ")
+              && now.contains("admitted=- ")
+              && (now.contains("why=restarted") || now.contains("why=loaded-older"));
+        });
+  }
+
   /** Why a fenced acquisition fails now: node 0's vote and its detail. */
   private static String untrustedDetail(Redlock redlock) {
     try (Lease lease = redlock.acquire(RESOURCE, TTL)) {
@@ -170,7 +188,7 @@ class NodeHistoryIT {
     long third = token(watcher);
     awaitProbeAfter(atCopy);
     servers.restartFrom(0, backup); // the old counters, none of the later lock keys
-    awaitRecord(0, "admitted=- ", "why=restarted");
+    awaitRecord(0, "admitted=- ", "why=loaded-older"); // older than the watcher saw
     Redlock newcomer = client(true); // a cron job's `redlock exec`, a new pod
     assertThat(first).isLessThan(third);
     neverBelow(third, watcher, newcomer);
@@ -203,7 +221,7 @@ class NodeHistoryIT {
     long third = token(watcher);
     awaitProbeAfter(switched);
     servers.restart(0); // the fleet's options have AOF on: it loads the AOF cut at the switch
-    awaitRecord(0, "admitted=- ", "why=restarted");
+    awaitRecord(0, "admitted=- ", "why=loaded-older");
     neverBelow(third, watcher, client(true));
   }
 
@@ -217,8 +235,9 @@ class NodeHistoryIT {
     Path stale = servers.copyData(0);
     token(watcher);
     long third = token(watcher);
+    String before = record(0);
     servers.restartFrom(0, stale); // RDB: loads the stale snapshot
-    awaitRecord(0, "admitted=- ", "why=restarted");
+    awaitUntrustedAfter(before);
     servers.command(0, "CONFIG", "SET", "appendonly", "yes");
     Timing.await(
         "node 0's AOF rewrite",
@@ -228,8 +247,9 @@ class NodeHistoryIT {
               && info.contains("aof_rewrite_scheduled:0");
         });
     servers.command(0, "CONFIG", "SET", "appendfsync", "always");
+    String onStale = record(0);
     servers.restartWith(0, "--appendonly", "yes", "--appendfsync", "always");
-    awaitRecord(0, "admitted=- ", "why=restarted");
+    awaitUntrustedAfter(onStale);
     neverBelow(third, watcher, client(true));
   }
 
