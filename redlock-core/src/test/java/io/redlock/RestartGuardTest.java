@@ -559,9 +559,78 @@ class RestartGuardTest {
     second.close();
   }
 
+  /**
+   * The same copy; a new client (a new pod, a cron job) records the new process first, before
+   * both watchers: the one that saw more must still say it loaded older data, so that the one
+   * that saw less does not admit it afterwards.
+   */
+  @Test
+  void aNewClientThatRecordsTheRestartFirstDoesNotLetAWatcherThatSawLessAdmitIt() {
+    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
+    c.node(0).persistence(AOF_ALWAYS);
+    c.time.advance(Duration.ofMillis(500));
+    Redlock second = secondClient(c); // probes at 0.5, 1.5, 2.5... s
+    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
+    java.util.Map<String, Object> copy = c.node(0).copyData();
+    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
+    c.node(0).crash();
+    c.time.advance(Duration.ofMillis(600)); // 3.2 s: the first client's probe failed
+    c.node(0).recoverFrom(copy);
+    Redlock newcomer = secondClient(c); // probes at once: it watched nothing
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=restarted");
+    c.time.advance(Duration.ofMillis(300)); // 3.5 s: the second client
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
+    c.time.advance(Duration.ofMillis(500)); // 4.0 s: the first, which could vouch before
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
+    c.node(1).crash();
+    for (Redlock client : List.of(c.redlock, second, newcomer)) {
+      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+          .isEqualTo(Vote.HELD_BACK);
+    }
+    newcomer.close();
+    second.close();
+  }
+
+  /**
+   * As the first case, but the second client's write of what it found loses its
+   * compare-and-set: it writes it again at its next probe, though it then watches the new
+   * process.
+   */
+  @Test
+  void aProofOfLossWhoseWriteLostItsRaceIsWrittenAgainAtTheNextProbe() {
+    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
+    c.node(0).persistence(AOF_ALWAYS);
+    c.time.advance(Duration.ofMillis(500));
+    List<io.redlock.fake.SecondClient> views = new ArrayList<>();
+    Redlock second = secondClient(c, views); // probes at 0.5, 1.5, 2.5... s
+    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
+    java.util.Map<String, Object> copy = c.node(0).copyData();
+    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
+    c.node(0).crash();
+    c.node(0).recoverFrom(copy);
+    c.time.advance(Duration.ofMillis(400)); // 3.0 s: the first client admits it
+    assertThat(c.node(0).valueOf(MARKER)).contains("why=continued");
+    views.get(0).loseNextRecordWrite();
+    c.time.advance(Duration.ofMillis(500)); // 3.5 s: the second client's write is lost
+    assertThat(c.node(0).valueOf(MARKER)).contains("why=continued");
+    c.time.advance(Duration.ofMillis(1_000)); // 4.5 s: written again
+    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
+    c.time.advance(Duration.ofMillis(500)); // 5.0 s: the first reads it
+    c.node(1).crash();
+    for (Redlock client : List.of(c.redlock, second)) {
+      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+          .isEqualTo(Vote.HELD_BACK);
+    }
+    second.close();
+  }
+
   /** A second client over the same simulated nodes, with the settings of {@link #cluster}. */
   private static Redlock secondClient(SimCluster c) {
-    List<NodeClient> views = new ArrayList<>();
+    return secondClient(c, new ArrayList<>());
+  }
+
+  /** The same, its connections added to {@code views}. */
+  private static Redlock secondClient(SimCluster c, List<io.redlock.fake.SecondClient> views) {
     c.nodes.forEach(node -> views.add(new io.redlock.fake.SecondClient(node)));
     return Redlock.over(
         RedlockConfig.builder()
@@ -570,7 +639,7 @@ class RestartGuardTest {
             .maxTtl(TTL)
             .retryCount(0)
             .build(),
-        views,
+        List.<NodeClient>copyOf(views),
         c.time,
         new Random(7),
         Runnable::run);

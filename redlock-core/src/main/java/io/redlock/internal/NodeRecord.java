@@ -87,7 +87,8 @@ public record NodeRecord(
     CONTINUED,
     /**
      * A new process whose data is older than what a client that watched the one before saw of
-     * it: writes were lost. No watch admits it again; only {@code init} or a re-admission does.
+     * it: writes were lost. Written by that client at each of its probes until the record says
+     * so; no watch admits the process again, only {@code init} or a re-admission does.
      */
     LOADED_OLDER,
     /** Data lost under the same process: the record vanished or went back. */

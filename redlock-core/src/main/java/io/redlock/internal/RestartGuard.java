@@ -96,6 +96,14 @@ final class RestartGuard {
   private final List<String> names;
   private final NodeInfo[] infos;
   private final long[] lastSeq;
+
+  /**
+   * What this client last saw of the process each node ran before its current one ({@code
+   * null}: it watched none go): kept while the node runs the current process, so that a proof
+   * that this process loaded older data is written again until it lands.
+   */
+  private final TrustRules.Watch[] before;
+
   private final boolean[] lastTrusted;
   private final boolean[] lastDurable;
   private final boolean[] recordUnsupported;
@@ -168,6 +176,7 @@ final class RestartGuard {
     this.registers = new MaxTtlRegisters(names, epochs, maxTtlKey, maxTtlMillis, driftFactor);
     this.infos = new NodeInfo[n];
     this.lastSeq = new long[n];
+    this.before = new TrustRules.Watch[n];
     this.lastTrusted = new boolean[n];
     this.lastDurable = new boolean[n];
     this.recordUnsupported = new boolean[n];
@@ -763,7 +772,8 @@ final class RestartGuard {
                     || ownFloor[index] - lastAnswer[index] <= TrustRules.MAX_WATCH_GAP_NANOS)
             : null;
     // Back from exclusion, it restarts its window for every client, as a clock flag does.
-    TrustRules.Judgement judged = TrustRules.judge(info, read, watch, flagged != null || excluded);
+    TrustRules.Judgement judged =
+        TrustRules.judge(info, read, watch, before[index], flagged != null || excluded);
     NodeRecord record = judged.record();
     records[index] = record;
     infos[index] = info;
@@ -799,6 +809,21 @@ final class RestartGuard {
                       : "it counts again once seen for "
                           + window
                           + ", and its fencing counters once re-admitted"));
+    } else if (judged.event() == NodeRecord.Why.LOADED_OLDER && read.admits(info.runId())) {
+      heldBackLogged[index] = false;
+      long saw = before[index].seq();
+      String window = Durations.formatNanos(registers.windowNanos());
+      logs.add(
+          () ->
+              log.warn(
+                  "node={} loaded data of the process before it older than this client saw (seq"
+                      + " {} < {}), though another client admitted it: trust taken back; out of"
+                      + " fencing until re-admitted ('redlock init --readmit', see"
+                      + " docs/fencing.md), and counted for locks once seen for {}",
+                  name,
+                  record.loaded(),
+                  saw,
+                  window));
     } else if (judged.event() == NodeRecord.Why.LOST_IN_PLACE
         || judged.event() == NodeRecord.Why.EVICTED) {
       heldBackLogged[index] = false;
@@ -812,6 +837,9 @@ final class RestartGuard {
                   name,
                   why,
                   window));
+    }
+    if (judged.sawRestart()) {
+      before[index] = watch;
     }
     runIds[index] = info.runId();
     lastAnswer[index] = received;
@@ -843,8 +871,9 @@ final class RestartGuard {
    * Writes {@code record} over the one the probe read, compare-and-set, bound to the process
    * that answered ({@link NodeClient#updateRecord}): sent once the monitor is released (with the
    * log lines). A lost race with another client loses nothing: every fact the record keeps is
-   * derived again from the record and the node by the next probe of any client, and this
-   * client acts on its own judgement meanwhile.
+   * derived again from the record and the node by the next probe of any client (a proof that
+   * the process loaded older data, from what this client saw of the one before: {@link
+   * #before}), and this client acts on its own judgement meanwhile.
    */
   private void writeRecord(int index, int epoch, NodeInfo info, NodeRecord record, LogLines after) {
     String expected = info.marker() == null ? "" : info.marker();

@@ -66,10 +66,26 @@ public final class TrustRules {
    *     jumped): its window restarts now, for every client
    */
   public static Judgement judge(NodeInfo info, NodeRecord read, Watch watch, boolean clockFlagged) {
+    return judge(info, read, watch, null, clockFlagged);
+  }
+
+  /**
+   * Judges one probe, knowing what this client saw of the process before the current one.
+   *
+   * @param before what this client last saw of the process it watched go before the current
+   *     one ({@code null}: none); used while the node runs the current process, so that its
+   *     proof that the current process loaded older data is written again until it lands
+   * @see #judge(NodeInfo, NodeRecord, Watch, boolean)
+   */
+  public static Judgement judge(
+      NodeInfo info, NodeRecord read, Watch watch, Watch before, boolean clockFlagged) {
     String run = info.runId();
     long now = info.serverTimeMicros() / 1_000L;
     long evicted = info.evictedKeys();
     boolean sawRestart = watch != null && !watch.runId().equals(run);
+    // What this client saw of the process before the current one: the one it watched until
+    // now, or the one it watched go earlier.
+    Watch prior = sawRestart ? watch : before;
     long seqFloor = watch != null ? watch.seq() : 0;
     NodeRecord next;
     Why event;
@@ -90,7 +106,7 @@ public final class TrustRules {
           watch != null
               && watch.runId().equals(read.run())
               && continuous(watch, read.admits(read.run()), read.seq(), info);
-      boolean older = watch != null && watch.runId().equals(read.run()) && read.seq() < watch.seq();
+      boolean older = prior != null && prior.runId().equals(read.run()) && read.seq() < prior.seq();
       event = continued ? Why.CONTINUED : older ? Why.LOADED_OLDER : Why.RESTARTED;
       next =
           new NodeRecord(
@@ -107,16 +123,27 @@ public final class TrustRules {
       // The same process, with older data than this client saw: replaced in place.
       event = Why.LOST_IN_PLACE;
       next = fresh(run, now, seqFloor + 1, evicted, read.prev(), read.loaded(), event);
-    } else if (read.admits(run)
-        && read.why() == Why.CONTINUED
-        && watch != null
-        && sawRestart
-        && watch.runId().equals(read.prev())
-        && read.loaded() < watch.seq()) {
-      // Another client admitted this process by continuity (it watched the one before, and the
-      // data held all it had seen), but this client saw newer data of that process than was
-      // loaded: writes were lost. Trust is taken back, as if this client had judged the restart
-      // first. (Trust given by an act, init or re-admission, is not judged from a watch.)
+    } else if (evicted >= 0 && read.evicted() >= 0 && evicted > read.evicted()) {
+      event = Why.EVICTED;
+      next =
+          fresh(
+              run,
+              now,
+              Math.max(read.seq(), seqFloor) + 1,
+              evicted,
+              read.prev(),
+              read.loaded(),
+              event);
+    } else if (prior != null
+        && read.prev().equals(prior.runId())
+        && read.loaded() < prior.seq()
+        && (read.why() != Why.LOADED_OLDER || read.admits(run))
+        && read.why() != Why.INIT
+        && read.why() != Why.READMITTED) {
+      // The current process loaded data of the one before older than this client saw of it:
+      // writes were lost. Recorded whoever recorded the process first, and over a continuity
+      // another client, which saw less, judged (trust taken back). Trust given by an act, init
+      // or re-admission, is not judged from a watch.
       event = Why.LOADED_OLDER;
       next =
           new NodeRecord(
@@ -129,17 +156,6 @@ public final class TrustRules {
               read.loaded(),
               event,
               read.clockFlagged());
-    } else if (evicted >= 0 && read.evicted() >= 0 && evicted > read.evicted()) {
-      event = Why.EVICTED;
-      next =
-          fresh(
-              run,
-              now,
-              Math.max(read.seq(), seqFloor) + 1,
-              evicted,
-              read.prev(),
-              read.loaded(),
-              event);
     } else if (!read.admits(run)
         && read.why() == Why.RESTARTED
         && watch != null

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 public final class SecondClient implements NodeClient {
   private final SimulatedNode node;
   private volatile boolean closed;
+  private volatile boolean loseNextRecordWrite;
 
   public SecondClient(SimulatedNode node) {
     this.node = node;
@@ -66,7 +67,18 @@ public final class SecondClient implements NodeClient {
   @Override
   public CompletionStage<String> updateRecord(
       String key, String expected, String value, String runId) {
+    if (loseNextRecordWrite) {
+      // As if another client's write landed between this client's read and its write.
+      loseNextRecordWrite = false;
+      String held = node.valueOf(key);
+      return call(() -> CompletableFuture.completedFuture(held == null ? "" : held));
+    }
     return call(() -> node.updateRecord(key, expected, value, runId));
+  }
+
+  /** The next write of the node's record loses its compare-and-set: nothing is written. */
+  public void loseNextRecordWrite() {
+    loseNextRecordWrite = true;
   }
 
   @Override

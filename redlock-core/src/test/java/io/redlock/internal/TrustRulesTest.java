@@ -195,6 +195,53 @@ class TrustRulesTest {
   }
 
   @Test
+  void aWatcherThatSawMoreSaysSoOverARestartANewClientRecorded() {
+    NodeRecord byNewClient = new NodeRecord("r2", 500, 8, 0, "-", "r1", 7, Why.RESTARTED, false);
+    Judgement j =
+        TrustRules.judge(
+            node("r2", ALWAYS, 0), byNewClient, new Watch("r1", 9, true, true, true), false);
+    assertThat(j.event()).isEqualTo(Why.LOADED_OLDER);
+    assertThat(j.record().admits("r2")).isFalse();
+    assertThat(j.record().sinceMillis()).isEqualTo(500);
+  }
+
+  @Test
+  void theProofIsWrittenAgainAtLaterProbesUntilItLands() {
+    // This client's write of loaded-older lost its compare-and-set to a continuity another
+    // client, which saw less, recorded; this client now watches r2, and remembers r1.
+    NodeRecord continued = new NodeRecord("r2", 500, 9, 0, "r2", "r1", 7, Why.CONTINUED, false);
+    Watch now = new Watch("r2", 8, false, true, true);
+    Watch before = new Watch("r1", 9, true, true, true);
+    Judgement j = TrustRules.judge(node("r2", ALWAYS, 0), continued, now, before, false);
+    assertThat(j.event()).isEqualTo(Why.LOADED_OLDER);
+    assertThat(j.record().admits("r2")).isFalse();
+    NodeRecord landed = j.record();
+    Judgement next = TrustRules.judge(node("r2", ALWAYS, 0), landed, now, before, false);
+    assertThat(next.event()).as("once it landed, nothing new").isEqualTo(Why.PROBED);
+    assertThat(next.record().why()).isEqualTo(Why.LOADED_OLDER);
+    NodeRecord readmitted = new NodeRecord("r2", 500, 12, 0, "r2", "r1", 7, Why.READMITTED, false);
+    assertThat(
+            TrustRules.judge(node("r2", ALWAYS, 0), readmitted, now, before, false)
+                .record()
+                .admits("r2"))
+        .isTrue();
+  }
+
+  @Test
+  void evictionAndOlderDataAtOneProbeRestartTheWindowAndThenSayBoth() {
+    NodeRecord continued = new NodeRecord("r2", 500, 9, 0, "r2", "r1", 7, Why.CONTINUED, false);
+    Watch now = new Watch("r2", 9, true, true, true);
+    Watch before = new Watch("r1", 9, true, true, true);
+    Judgement evicted = TrustRules.judge(node("r2", ALWAYS, 3), continued, now, before, false);
+    assertThat(evicted.event()).isEqualTo(Why.EVICTED);
+    assertThat(evicted.record().sinceMillis()).as("the window restarts").isEqualTo(NOW_MS);
+    assertThat(evicted.record().admits("r2")).isFalse();
+    Judgement older = TrustRules.judge(node("r2", ALWAYS, 3), evicted.record(), now, before, false);
+    assertThat(older.event()).isEqualTo(Why.LOADED_OLDER);
+    assertThat(older.record().sinceMillis()).isEqualTo(NOW_MS);
+  }
+
+  @Test
   void lossInPlaceAndEvictionTakeTrustAwayAndRestartTheWindow() {
     NodeInfo same = node("r1", ALWAYS, 0);
     Judgement vanished = TrustRules.judge(same, null, new Watch("r1", 7, true, true, true), false);
@@ -321,60 +368,88 @@ class TrustRulesTest {
         }
       }
     }
+    List<Watch> befores = new ArrayList<>();
+    befores.add(null);
+    befores.add(new Watch("r1", 7, true, true, true));
+    befores.add(new Watch("r1", 9, true, true, true));
     int cases = 0;
     for (NodeRecord read : reads) {
       for (Watch watch : watches) {
-        for (Persistence persistence : new Persistence[] {null, ALWAYS, EVERYSEC, OFF}) {
-          for (long evicted : new long[] {-1, 0, 2}) {
-            for (boolean flag : new boolean[] {false, true}) {
-              NodeInfo info = node("r2", persistence, evicted);
-              Judgement j = TrustRules.judge(info, read, watch, flag);
-              cases++;
-              NodeRecord w = j.record();
-              assertThat(w.run()).isEqualTo("r2");
-              if (read != null) {
-                assertThat(w.seq()).isGreaterThan(read.seq());
-              }
-              if (watch != null) {
-                assertThat(w.seq()).isGreaterThan(watch.seq());
-              }
-              if (!w.admitted().equals("-")) {
-                assertThat(w.admitted()).isEqualTo("r2");
-              }
-              if (w.admits("r2")) {
-                boolean kept =
-                    read != null
-                        && read.admits("r2")
-                        && !(evicted >= 0 && read.evicted() >= 0 && evicted > read.evicted())
-                        && !(watch != null
-                            && watch.runId().equals("r2")
-                            && read.seq() < watch.seq())
-                        // a watcher of the process before that saw more than was loaded
-                        && !(read.why() == Why.CONTINUED
-                            && watch != null
-                            && !watch.runId().equals("r2")
-                            && read.prev().equals(watch.runId())
-                            && read.loaded() < watch.seq());
-                boolean continued =
-                    watch != null
-                        && !watch.runId().equals("r2")
-                        && watch.recent()
-                        && watch.trusted()
-                        && watch.durable()
-                        && persistence == ALWAYS
+        for (Watch before : befores) {
+          for (Persistence persistence : new Persistence[] {null, ALWAYS, EVERYSEC, OFF}) {
+            for (long evicted : new long[] {-1, 0, 2}) {
+              for (boolean flag : new boolean[] {false, true}) {
+                NodeInfo info = node("r2", persistence, evicted);
+                Judgement j = TrustRules.judge(info, read, watch, before, flag);
+                cases++;
+                NodeRecord w = j.record();
+                assertThat(w.run()).isEqualTo("r2");
+                if (read != null) {
+                  assertThat(w.seq()).isGreaterThan(read.seq());
+                }
+                if (watch != null) {
+                  assertThat(w.seq()).isGreaterThan(watch.seq());
+                }
+                if (!w.admitted().equals("-")) {
+                  assertThat(w.admitted()).isEqualTo("r2");
+                }
+                if (w.admits("r2")) {
+                  boolean kept =
+                      read != null
+                          && read.admits("r2")
+                          && !(evicted >= 0 && read.evicted() >= 0 && evicted > read.evicted())
+                          && !(watch != null
+                              && watch.runId().equals("r2")
+                              && read.seq() < watch.seq())
+                          // a watcher of the process before that saw more than was loaded
+                          && !(read.why() == Why.CONTINUED
+                              && watch != null
+                              && !watch.runId().equals("r2")
+                              && read.prev().equals(watch.runId())
+                              && read.loaded() < watch.seq());
+                  boolean continued =
+                      watch != null
+                          && !watch.runId().equals("r2")
+                          && watch.recent()
+                          && watch.trusted()
+                          && watch.durable()
+                          && persistence == ALWAYS
+                          && read != null
+                          && (read.run().equals(watch.runId())
+                              ? read.admits(watch.runId()) && read.seq() >= watch.seq()
+                              : read.run().equals("r2")
+                                  && read.why() == Why.RESTARTED
+                                  && read.prev().equals(watch.runId())
+                                  && read.loaded() >= watch.seq());
+                  assertThat(kept || continued)
+                      .as("admitted without evidence: read=%s watch=%s info=%s", read, watch, info)
+                      .isTrue();
+                }
+                if (flag) {
+                  assertThat(TrustRules.countsAtOnce(info, w)).isFalse();
+                }
+                // What this client saw of the process before the current one, if data older than
+                // that was loaded: never admitted by a watch, and said.
+                Watch prior = watch != null && !watch.runId().equals("r2") ? watch : before;
+                boolean olderThanSeen =
+                    prior != null
                         && read != null
-                        && (read.run().equals(watch.runId())
-                            ? read.admits(watch.runId()) && read.seq() >= watch.seq()
-                            : read.run().equals("r2")
-                                && read.why() == Why.RESTARTED
-                                && read.prev().equals(watch.runId())
-                                && read.loaded() >= watch.seq());
-                assertThat(kept || continued)
-                    .as("admitted without evidence: read=%s watch=%s info=%s", read, watch, info)
-                    .isTrue();
-              }
-              if (flag) {
-                assertThat(TrustRules.countsAtOnce(info, w)).isFalse();
+                        && (read.run().equals("r2")
+                            ? read.prev().equals(prior.runId())
+                                && read.loaded() < prior.seq()
+                                && read.why() != Why.INIT
+                                && read.why() != Why.READMITTED
+                            : read.run().equals(prior.runId()) && read.seq() < prior.seq());
+                if (olderThanSeen) {
+                  assertThat(w.admits("r2"))
+                      .as(
+                          "admitted over older data: read=%s watch=%s before=%s",
+                          read, watch, before)
+                      .isFalse();
+                  assertThat(w.why())
+                      .as("read=%s watch=%s before=%s", read, watch, before)
+                      .isIn(Why.LOADED_OLDER, Why.EVICTED, Why.LOST_IN_PLACE);
+                }
               }
             }
           }
