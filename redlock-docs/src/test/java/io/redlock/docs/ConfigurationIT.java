@@ -111,6 +111,7 @@ class ConfigurationIT {
     ClientResources resources =
         DefaultClientResources.builder()
             .nettyCustomizer(LettuceTransport.consolidatingFlushes(null))
+            .reconnectDelay(LettuceTransport.reconnectDelay())
             .build();
     try (LettuceTransport transport = new LettuceTransport(resources);
         Redlock redlock = Redlock.create(config, transport)) {

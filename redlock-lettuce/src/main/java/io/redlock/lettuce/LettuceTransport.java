@@ -11,6 +11,7 @@ import io.lettuce.core.StaticCredentialsProvider;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -161,18 +162,46 @@ public final class LettuceTransport implements NodeTransport {
    */
   public LettuceTransport() {
     this(
-        DefaultClientResources.builder().nettyCustomizer(consolidatingFlushes(null)).build(),
+        DefaultClientResources.builder()
+            .nettyCustomizer(consolidatingFlushes(null))
+            .reconnectDelay(reconnectDelay())
+            .build(),
         DefaultClientResources.builder()
             .ioThreadPoolSize(EXTENSION_IO_THREADS)
             .computationThreadPoolSize(1)
             .nettyCustomizer(consolidatingFlushes(null))
+            .reconnectDelay(reconnectDelay())
             .build(),
         true);
   }
 
+  /** The longest wait between two attempts to connect again to a node: {@code 1 s}. */
+  public static final Duration MOST_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+  /**
+   * Lettuce's waits between attempts to connect again to a node whose connection was lost, on
+   * the transport's own resources: 1, 2, 4 ms and so on, as Lettuce's default, but at most
+   * {@link #MOST_RECONNECT_DELAY}, a probe interval, where Lettuce's default grows to 30 s. A
+   * node is a vote of the quorum: with the default, a node that came back after an outage of
+   * 20 s was reached again about 15 s later, a node fewer for the quorum meanwhile. A client
+   * tries a node that is down once a second, a refused connection at most. For resources
+   * shared with this transport: {@code DefaultClientResources.builder().reconnectDelay(
+   * LettuceTransport.reconnectDelay())}.
+   */
+  public static Delay reconnectDelay() {
+    return Delay.exponential(Duration.ZERO, MOST_RECONNECT_DELAY, 2, TimeUnit.MILLISECONDS);
+  }
+
+  /** The client resources of the connections of extensions. */
+  ClientResources extensionResources() {
+    return extensionResources;
+  }
+
   /**
    * A transport over client resources the caller shares with its own Lettuce clients: both
-   * connections of each node (votes, extensions) run on them.
+   * connections of each node (votes, extensions) run on them, and their reconnect delay
+   * applies: Lettuce's default grows to 30 s, {@link #reconnectDelay} stops at 1 s as the
+   * transport's own resources do.
    */
   public LettuceTransport(ClientResources resources) {
     this(resources, resources, false);

@@ -38,4 +38,39 @@ class LettuceTransportTest {
       Locale.setDefault(before);
     }
   }
+
+  @Test
+  void aLostConnectionIsTriedAgainAtLeastOnceASecondOnTheTransportsOwnResources() {
+    LettuceTransport transport = new LettuceTransport();
+    try {
+      for (var resources :
+          java.util.List.of(transport.resources(), transport.extensionResources())) {
+        var delay = resources.reconnectDelay();
+        assertThat(delay.createDelay(1)).isEqualTo(java.time.Duration.ofMillis(1));
+        for (long attempt = 1; attempt <= 64; attempt++) {
+          assertThat(delay.createDelay(attempt))
+              .as("attempt %d", attempt)
+              .isLessThanOrEqualTo(LettuceTransport.MOST_RECONNECT_DELAY);
+        }
+        assertThat(delay.createDelay(20)).isEqualTo(LettuceTransport.MOST_RECONNECT_DELAY);
+      }
+    } finally {
+      transport.close();
+    }
+  }
+
+  @Test
+  void sharedResourcesKeepTheirOwnReconnectDelay() {
+    var shared = io.lettuce.core.resource.DefaultClientResources.create();
+    try {
+      LettuceTransport transport = new LettuceTransport(shared);
+      assertThat(transport.resources()).isSameAs(shared);
+      assertThat(transport.resources().reconnectDelay().createDelay(20))
+          .as("Lettuce's default")
+          .isEqualTo(java.time.Duration.ofSeconds(30));
+      transport.close();
+    } finally {
+      shared.shutdown();
+    }
+  }
 }
