@@ -18,9 +18,9 @@ import java.util.Locale;
  * complete data of an admitted one) and is carried only by the data itself. Every event that may
  * have lost data takes it away until such an act: a process nobody saw load the admitted data,
  * a process whose loaded data is older than what a watching client saw of the process before
- * (also after another client, which saw less, admitted it), a record that vanished or went back,
- * keys evicted. What the node says now (its persistence
- * settings, a marker in its data) never gives trust by itself.
+ * (also after another client, which saw less, admitted it), a record that vanished or went
+ * back, keys evicted. What the node says now (its persistence settings, a marker in its data)
+ * never gives trust by itself.
  *
  * <p>Stateless and thread-safe.
  */
