@@ -502,93 +502,109 @@ class RestartGuardTest {
   }
 
   /**
-   * Two watching clients, their probes half a second apart. A copy of node 0 is taken after the
-   * first client's probe and before the second's, and restored onto it before the first probes
-   * again: the first vouches for the data (it holds all it saw), the second saw newer data and
-   * takes that trust back at its next probe, for both clients.
+   * Node 0 (AOF, {@code appendfsync always}) and two watching clients whose probes are half a
+   * second apart: the first probes at 0, 1, 2... s, the second at 0.5, 1.5, 2.5... s. A copy of
+   * node 0's data is taken at 2.05 s, after the first client's last probe and before the
+   * second's; the scene stands at 2.6 s, each case then restores it. The second client saw
+   * newer data of the process than the copy holds.
+   */
+  private static final class CopyBetweenWatchers {
+    final SimCluster c = cluster(3);
+    final List<io.redlock.fake.SecondClient> secondViews = new ArrayList<>();
+    final Redlock second;
+    final java.util.Map<String, Object> copy;
+
+    CopyBetweenWatchers() {
+      c.node(0).persistence(AOF_ALWAYS);
+      c.time.advance(Duration.ofMillis(500));
+      second = secondClient(c, secondViews);
+      c.time.advance(Duration.ofMillis(1_550));
+      copy = c.node(0).copyData();
+      c.time.advance(Duration.ofMillis(550));
+    }
+
+    /** Moves the clock by {@code millis}; node 0's record then. */
+    String after(long millis) {
+      c.time.advance(Duration.ofMillis(millis));
+      return c.node(0).valueOf(MARKER);
+    }
+
+    /** With node 1 down, node 0 is held back for both watchers and {@code others}. */
+    void assertHeldBackForAll(Redlock... others) {
+      c.node(1).crash();
+      List<Redlock> clients = new ArrayList<>(List.of(c.redlock, second));
+      clients.addAll(List.of(others));
+      for (Redlock client : clients) {
+        assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
+            .isEqualTo(Vote.HELD_BACK);
+      }
+      for (Redlock client : clients.subList(1, clients.size())) {
+        client.close();
+      }
+    }
+  }
+
+  /**
+   * The copy restored at once: the first client probes first and vouches for the data (it
+   * holds all it saw); the second takes that trust back at its next probe, for both clients.
    */
   @Test
   void aCopyOlderThanWhatOneWatcherSawLosesTheTrustAnotherWatcherGaveIt() {
-    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
-    c.node(0).persistence(AOF_ALWAYS);
-    c.time.advance(Duration.ofMillis(500));
-    Redlock second = secondClient(c); // probes at 0.5, 1.5, 2.5... s
-    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
-    java.util.Map<String, Object> copy = c.node(0).copyData();
-    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
-    c.node(0).crash();
-    c.node(0).recoverFrom(copy);
-    c.time.advance(Duration.ofMillis(400)); // 3.0 s: the first client judges first
-    assertThat(c.node(0).valueOf(MARKER)).contains("why=continued");
-    c.time.advance(Duration.ofMillis(500)); // 3.5 s: the second one
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
-    c.time.advance(Duration.ofMillis(500)); // 4.0 s: the first reads it
-    c.node(1).crash();
-    for (Redlock client : List.of(c.redlock, second)) {
-      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
-          .isEqualTo(Vote.HELD_BACK);
-    }
-    second.close();
+    CopyBetweenWatchers scene = new CopyBetweenWatchers();
+    scene.c.node(0).crash();
+    scene.c.node(0).recoverFrom(scene.copy);
+    assertThat(scene.after(400)).as("3.0 s, the first client").contains("why=continued");
+    assertThat(scene.after(500))
+        .as("3.5 s, the second client")
+        .contains("admitted=- ")
+        .contains("why=loaded-older");
+    scene.after(500); // 4.0 s: the first reads it
+    scene.assertHeldBackForAll();
   }
 
   /**
-   * The same copy, the new process started after the first client's next probe failed: the
-   * second client, which saw more, judges first, and the first may not admit it afterwards.
+   * The new process started after the first client's next probe failed: the second client,
+   * which saw more, judges first, and the first may not admit it afterwards.
    */
   @Test
   void aWatcherThatSawLessDoesNotAdmitACopyAnotherFoundOlderThanItSaw() {
-    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
-    c.node(0).persistence(AOF_ALWAYS);
-    c.time.advance(Duration.ofMillis(500));
-    Redlock second = secondClient(c); // probes at 0.5, 1.5, 2.5... s
-    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
-    java.util.Map<String, Object> copy = c.node(0).copyData();
-    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
-    c.node(0).crash();
-    c.time.advance(Duration.ofMillis(600)); // 3.2 s: the first client's probe failed
-    c.node(0).recoverFrom(copy);
-    c.time.advance(Duration.ofMillis(300)); // 3.5 s: the second client judges first
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
-    c.time.advance(Duration.ofMillis(500)); // 4.0 s: the first, which could vouch before
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
-    c.node(1).crash();
-    for (Redlock client : List.of(c.redlock, second)) {
-      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
-          .isEqualTo(Vote.HELD_BACK);
-    }
-    second.close();
+    CopyBetweenWatchers scene = new CopyBetweenWatchers();
+    scene.c.node(0).crash();
+    scene.after(600); // 3.2 s: the first client's probe failed
+    scene.c.node(0).recoverFrom(scene.copy);
+    assertThat(scene.after(300))
+        .as("3.5 s, the second client")
+        .contains("admitted=- ")
+        .contains("why=loaded-older");
+    assertThat(scene.after(500))
+        .as("4.0 s, the first, which could vouch before")
+        .contains("admitted=- ")
+        .contains("why=loaded-older");
+    scene.assertHeldBackForAll();
   }
 
   /**
-   * The same copy; a new client (a new pod, a cron job) records the new process first, before
-   * both watchers: the one that saw more must still say it loaded older data, so that the one
-   * that saw less does not admit it afterwards.
+   * A new client (a new pod, a cron job) records the new process first, before both watchers:
+   * the one that saw more must still say it loaded older data, so that the one that saw less
+   * does not admit it afterwards.
    */
   @Test
   void aNewClientThatRecordsTheRestartFirstDoesNotLetAWatcherThatSawLessAdmitIt() {
-    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
-    c.node(0).persistence(AOF_ALWAYS);
-    c.time.advance(Duration.ofMillis(500));
-    Redlock second = secondClient(c); // probes at 0.5, 1.5, 2.5... s
-    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
-    java.util.Map<String, Object> copy = c.node(0).copyData();
-    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
-    c.node(0).crash();
-    c.time.advance(Duration.ofMillis(600)); // 3.2 s: the first client's probe failed
-    c.node(0).recoverFrom(copy);
-    Redlock newcomer = secondClient(c); // probes at once: it watched nothing
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=restarted");
-    c.time.advance(Duration.ofMillis(300)); // 3.5 s: the second client
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
-    c.time.advance(Duration.ofMillis(500)); // 4.0 s: the first, which could vouch before
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
-    c.node(1).crash();
-    for (Redlock client : List.of(c.redlock, second, newcomer)) {
-      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
-          .isEqualTo(Vote.HELD_BACK);
-    }
-    newcomer.close();
-    second.close();
+    CopyBetweenWatchers scene = new CopyBetweenWatchers();
+    scene.c.node(0).crash();
+    scene.after(600); // 3.2 s: the first client's probe failed
+    scene.c.node(0).recoverFrom(scene.copy);
+    Redlock newcomer = secondClient(scene.c); // probes at once: it watched nothing
+    assertThat(scene.after(0)).contains("admitted=- ").contains("why=restarted");
+    assertThat(scene.after(300))
+        .as("3.5 s, the second client")
+        .contains("admitted=- ")
+        .contains("why=loaded-older");
+    assertThat(scene.after(500))
+        .as("4.0 s, the first, which could vouch before")
+        .contains("admitted=- ")
+        .contains("why=loaded-older");
+    scene.assertHeldBackForAll(newcomer);
   }
 
   /**
@@ -598,30 +614,18 @@ class RestartGuardTest {
    */
   @Test
   void aProofOfLossWhoseWriteLostItsRaceIsWrittenAgainAtTheNextProbe() {
-    SimCluster c = cluster(3); // probes at 0, 1, 2, 3... s
-    c.node(0).persistence(AOF_ALWAYS);
-    c.time.advance(Duration.ofMillis(500));
-    List<io.redlock.fake.SecondClient> views = new ArrayList<>();
-    Redlock second = secondClient(c, views); // probes at 0.5, 1.5, 2.5... s
-    c.time.advance(Duration.ofMillis(1_550)); // 2.05 s
-    java.util.Map<String, Object> copy = c.node(0).copyData();
-    c.time.advance(Duration.ofMillis(550)); // 2.6 s: the second client probed after the copy
-    c.node(0).crash();
-    c.node(0).recoverFrom(copy);
-    c.time.advance(Duration.ofMillis(400)); // 3.0 s: the first client admits it
-    assertThat(c.node(0).valueOf(MARKER)).contains("why=continued");
-    views.get(0).loseNextRecordWrite();
-    c.time.advance(Duration.ofMillis(500)); // 3.5 s: the second client's write is lost
-    assertThat(c.node(0).valueOf(MARKER)).contains("why=continued");
-    c.time.advance(Duration.ofMillis(1_000)); // 4.5 s: written again
-    assertThat(c.node(0).valueOf(MARKER)).contains("admitted=- ").contains("why=loaded-older");
-    c.time.advance(Duration.ofMillis(500)); // 5.0 s: the first reads it
-    c.node(1).crash();
-    for (Redlock client : List.of(c.redlock, second)) {
-      assertThat(failure(client.acquireAsync("r", TTL)).lastOutcomes().get(0).vote())
-          .isEqualTo(Vote.HELD_BACK);
-    }
-    second.close();
+    CopyBetweenWatchers scene = new CopyBetweenWatchers();
+    scene.c.node(0).crash();
+    scene.c.node(0).recoverFrom(scene.copy);
+    assertThat(scene.after(400)).as("3.0 s, the first client").contains("why=continued");
+    scene.secondViews.get(0).loseNextRecordWrite();
+    assertThat(scene.after(500)).as("3.5 s, the second's write lost").contains("why=continued");
+    assertThat(scene.after(1_000))
+        .as("4.5 s, written again")
+        .contains("admitted=- ")
+        .contains("why=loaded-older");
+    scene.after(500); // 5.0 s: the first reads it
+    scene.assertHeldBackForAll();
   }
 
   /** A second client over the same simulated nodes, with the settings of {@link #cluster}. */

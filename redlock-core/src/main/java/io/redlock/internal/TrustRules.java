@@ -145,17 +145,7 @@ public final class TrustRules {
       // another client, which saw less, judged (trust taken back). Trust given by an act, init
       // or re-admission, is not judged from a watch.
       event = Why.LOADED_OLDER;
-      next =
-          new NodeRecord(
-              run,
-              read.sinceMillis(),
-              Math.max(read.seq(), seqFloor) + 1,
-              evicted,
-              NodeRecord.NONE,
-              read.prev(),
-              read.loaded(),
-              event,
-              read.clockFlagged());
+      next = carried(read, seqFloor, evicted, NodeRecord.NONE, event);
     } else if (!read.admits(run)
         && read.why() == Why.RESTARTED
         && watch != null
@@ -165,30 +155,10 @@ public final class TrustRules {
       // Another client recorded the new process first, and could not judge it; this one
       // watched the process before and can.
       event = Why.CONTINUED;
-      next =
-          new NodeRecord(
-              run,
-              read.sinceMillis(),
-              Math.max(read.seq(), seqFloor) + 1,
-              evicted,
-              run,
-              read.prev(),
-              read.loaded(),
-              event,
-              read.clockFlagged());
+      next = carried(read, seqFloor, evicted, run, event);
     } else {
       event = Why.PROBED;
-      next =
-          new NodeRecord(
-              run,
-              read.sinceMillis(),
-              Math.max(read.seq(), seqFloor) + 1,
-              evicted,
-              read.admits(run) ? run : NodeRecord.NONE,
-              read.prev(),
-              read.loaded(),
-              read.why(),
-              read.clockFlagged());
+      next = carried(read, seqFloor, evicted, read.admits(run) ? run : NodeRecord.NONE, read.why());
     }
     if (clockFlagged) {
       next =
@@ -223,6 +193,25 @@ public final class TrustRules {
         && loadedAdmitted
         && loadedSeq >= watch.seq()
         && durable(info);
+  }
+
+  /**
+   * The record {@code read} of the current process carried on: its window ({@code since}), its
+   * origin ({@code prev}, {@code loaded}) and its clock flag kept, {@code seq} raised above what
+   * it and this client saw, with {@code admitted} and {@code why} as judged.
+   */
+  private static NodeRecord carried(
+      NodeRecord read, long seqFloor, long evicted, String admitted, Why why) {
+    return new NodeRecord(
+        read.run(),
+        read.sinceMillis(),
+        Math.max(read.seq(), seqFloor) + 1,
+        evicted,
+        admitted,
+        read.prev(),
+        read.loaded(),
+        why,
+        read.clockFlagged());
   }
 
   private static NodeRecord fresh(
