@@ -529,6 +529,11 @@ class RestartGuardTest {
       return c.node(0).valueOf(MARKER);
     }
 
+    /** Moves the clock by {@code millis}; node 0's record then says it loaded older data. */
+    void loadedOlderAfter(long millis, String when) {
+      assertThat(after(millis)).as(when).contains("admitted=- ").contains("why=loaded-older");
+    }
+
     /** With node 1 down, node 0 is held back for both watchers and {@code others}. */
     void assertHeldBackForAll(Redlock... others) {
       c.node(1).crash();
@@ -554,10 +559,7 @@ class RestartGuardTest {
     scene.c.node(0).crash();
     scene.c.node(0).recoverFrom(scene.copy);
     assertThat(scene.after(400)).as("3.0 s, the first client").contains("why=continued");
-    assertThat(scene.after(500))
-        .as("3.5 s, the second client")
-        .contains("admitted=- ")
-        .contains("why=loaded-older");
+    scene.loadedOlderAfter(500, "3.5 s, the second client");
     scene.after(500); // 4.0 s: the first reads it
     scene.assertHeldBackForAll();
   }
@@ -572,14 +574,8 @@ class RestartGuardTest {
     scene.c.node(0).crash();
     scene.after(600); // 3.2 s: the first client's probe failed
     scene.c.node(0).recoverFrom(scene.copy);
-    assertThat(scene.after(300))
-        .as("3.5 s, the second client")
-        .contains("admitted=- ")
-        .contains("why=loaded-older");
-    assertThat(scene.after(500))
-        .as("4.0 s, the first, which could vouch before")
-        .contains("admitted=- ")
-        .contains("why=loaded-older");
+    scene.loadedOlderAfter(300, "3.5 s, the second client");
+    scene.loadedOlderAfter(500, "4.0 s, the first, which could vouch before");
     scene.assertHeldBackForAll();
   }
 
@@ -596,14 +592,8 @@ class RestartGuardTest {
     scene.c.node(0).recoverFrom(scene.copy);
     Redlock newcomer = secondClient(scene.c); // probes at once: it watched nothing
     assertThat(scene.after(0)).contains("admitted=- ").contains("why=restarted");
-    assertThat(scene.after(300))
-        .as("3.5 s, the second client")
-        .contains("admitted=- ")
-        .contains("why=loaded-older");
-    assertThat(scene.after(500))
-        .as("4.0 s, the first, which could vouch before")
-        .contains("admitted=- ")
-        .contains("why=loaded-older");
+    scene.loadedOlderAfter(300, "3.5 s, the second client");
+    scene.loadedOlderAfter(500, "4.0 s, the first, which could vouch before");
     scene.assertHeldBackForAll(newcomer);
   }
 
@@ -620,10 +610,7 @@ class RestartGuardTest {
     assertThat(scene.after(400)).as("3.0 s, the first client").contains("why=continued");
     scene.secondViews.get(0).loseNextRecordWrite();
     assertThat(scene.after(500)).as("3.5 s, the second's write lost").contains("why=continued");
-    assertThat(scene.after(1_000))
-        .as("4.5 s, written again")
-        .contains("admitted=- ")
-        .contains("why=loaded-older");
+    scene.loadedOlderAfter(1_000, "4.5 s, written again");
     scene.after(500); // 5.0 s: the first reads it
     scene.assertHeldBackForAll();
   }

@@ -305,7 +305,10 @@ public final class SimulatedNode implements NodeClient {
     newProcess();
   }
 
-  /** A copy of every key, the record included (not the max-ttl register), as a backup holds. */
+  /**
+   * A copy of every key, the record included, as a backup holds them; the max-ttl register,
+   * kept apart here, is not in it (a real backup holds it too).
+   */
   public synchronized java.util.Map<String, Object> copyData() {
     return keyspace.snapshot();
   }

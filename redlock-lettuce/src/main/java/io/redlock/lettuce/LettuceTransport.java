@@ -142,6 +142,12 @@ public final class LettuceTransport implements NodeTransport {
   public static final int KEEPALIVE_PROBES = 3;
 
   /**
+   * The longest wait between two attempts to connect again to a node whose connection was lost,
+   * on the transport's own resources: {@code 1 s} ({@link #reconnectDelay}).
+   */
+  public static final Duration MOST_RECONNECT_DELAY = Duration.ofSeconds(1);
+
+  /**
    * The event-loop threads of the connections of extensions, when the transport makes its own
    * resources: {@value}.
    */
@@ -174,9 +180,6 @@ public final class LettuceTransport implements NodeTransport {
             .build(),
         true);
   }
-
-  /** The longest wait between two attempts to connect again to a node: {@code 1 s}. */
-  public static final Duration MOST_RECONNECT_DELAY = Duration.ofSeconds(1);
 
   /**
    * Lettuce's waits between attempts to connect again to a node whose connection was lost, on

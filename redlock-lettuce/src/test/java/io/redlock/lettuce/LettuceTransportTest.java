@@ -2,7 +2,10 @@ package io.redlock.lettuce;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.lettuce.core.resource.DefaultClientResources;
 import java.net.URI;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
@@ -43,10 +46,9 @@ class LettuceTransportTest {
   void aLostConnectionIsTriedAgainAtLeastOnceASecondOnTheTransportsOwnResources() {
     LettuceTransport transport = new LettuceTransport();
     try {
-      for (var resources :
-          java.util.List.of(transport.resources(), transport.extensionResources())) {
+      for (var resources : List.of(transport.resources(), transport.extensionResources())) {
         var delay = resources.reconnectDelay();
-        assertThat(delay.createDelay(1)).isEqualTo(java.time.Duration.ofMillis(1));
+        assertThat(delay.createDelay(1)).isEqualTo(Duration.ofMillis(1));
         for (long attempt = 1; attempt <= 64; attempt++) {
           assertThat(delay.createDelay(attempt))
               .as("attempt %d", attempt)
@@ -61,13 +63,13 @@ class LettuceTransportTest {
 
   @Test
   void sharedResourcesKeepTheirOwnReconnectDelay() {
-    var shared = io.lettuce.core.resource.DefaultClientResources.create();
+    var shared = DefaultClientResources.create();
     try {
       LettuceTransport transport = new LettuceTransport(shared);
       assertThat(transport.resources()).isSameAs(shared);
       assertThat(transport.resources().reconnectDelay().createDelay(20))
           .as("Lettuce's default")
-          .isEqualTo(java.time.Duration.ofSeconds(30));
+          .isEqualTo(Duration.ofSeconds(30));
       transport.close();
     } finally {
       shared.shutdown();
