@@ -128,9 +128,8 @@ final class NodeBacklog {
       refuse();
       return false;
     }
-    int count = requests.incrementAndGet();
-    if (count > (release ? 2 * maxRequests : maxRequests)) {
-      requests.decrementAndGet();
+    int count = takeRequest(release ? 2 * maxRequests : maxRequests);
+    if (count < 0) {
       refuse();
       return false;
     }
@@ -159,9 +158,8 @@ final class NodeBacklog {
       refuse();
       return false;
     }
-    int count = requests.incrementAndGet();
-    if (count > maxRequests) {
-      requests.decrementAndGet();
+    int count = takeRequest(maxRequests);
+    if (count < 0) {
       refuse();
       return false;
     }
@@ -173,6 +171,23 @@ final class NodeBacklog {
     }
     raise(peakRequests, count);
     return true;
+  }
+
+  /**
+   * Counts one more request if fewer than {@code most} are counted; the new count, or -1. Never
+   * counts one over the bound, even for a moment: a request counted and then taken back made
+   * {@link #requests()} read one above it, and refused another admission meanwhile.
+   */
+  private int takeRequest(int most) {
+    while (true) {
+      int now = requests.get();
+      if (now >= most) {
+        return -1;
+      }
+      if (requests.compareAndSet(now, now + 1)) {
+        return now + 1;
+      }
+    }
   }
 
   /** Lettuce let go of an admitted batch's command (answered, drained, or refused). */

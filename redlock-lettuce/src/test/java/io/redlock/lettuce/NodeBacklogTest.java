@@ -35,6 +35,37 @@ class NodeBacklogTest {
     return backlog.advance();
   }
 
+  /**
+   * Requests refused at the bound from several threads never make the count read above it,
+   * even for a moment (it read one above while a refused request took its count back: a
+   * stalled node's backlog was once seen at 2,049 of 2,048).
+   */
+  @Test
+  void refusedRequestsNeverMakeTheCountReadAboveTheBound() throws Exception {
+    NodeBacklog backlog = backlog(1, 1_000_000, Integer.MAX_VALUE);
+    assertThat(backlog.admit(1, false)).isTrue();
+    Thread[] refused = new Thread[2];
+    for (int t = 0; t < refused.length; t++) {
+      refused[t] =
+          new Thread(
+              () -> {
+                for (int i = 0; i < 200_000; i++) {
+                  backlog.admit(1, false);
+                }
+              });
+      refused[t].start();
+    }
+    int most = 0;
+    while (refused[0].isAlive() || refused[1].isAlive()) {
+      most = Math.max(most, backlog.requests());
+    }
+    for (Thread thread : refused) {
+      thread.join();
+    }
+    assertThat(most).as("the count read while requests were refused").isEqualTo(1);
+    assertThat(backlog.requests()).isEqualTo(1);
+  }
+
   @Test
   void refusesTheRequestPastTheCountBoundAndAdmitsAgainOnceOneIsAnswered() {
     NodeBacklog backlog = backlog(2, 1_000, 100);
